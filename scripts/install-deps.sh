@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install every Debian package kerf needs to build, test, fuzz and benchmark.
+# Debian 12 (bookworm). Idempotent: safe to run again.
+set -euo pipefail
+
+pkgs=(
+	build-essential pkgconf meson ninja-build
+	clang libclang-rt-14-dev
+	libcmocka-dev libjansson-dev libyaml-dev
+	python3
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	sudo="sudo"
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get -o DPkg::Lock::Timeout=600 update
+DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 \
+	install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,46 @@
+/*
+ * kerf: one binary, several roles.  This file only dispatches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+#ifndef KERF_VERSION
+#define KERF_VERSION "0.0.0"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: kerf <command> [options]\n"
+		"\n"
+		"commands:\n"
+		"  sim             run the built-in demo scenario\n"
+		"  sim openb ...   replay the Alibaba openb trace (FGD method)\n"
+		"  version         print the version\n"
+		"\n"
+		"'kerf <command> --help' tells more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "sim"))
+		return kerf_cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("kerf %s\n", KERF_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "kerf: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

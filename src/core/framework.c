@@ -1,0 +1,293 @@
+#include "core/framework.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/gpu_pick.h"
+
+/* Rows of the score cache: distinct pod shapes remembered at once. */
+enum { SCHED_CACHE_SHAPES = 512 };
+
+static int policy_add(struct kerf_policy_slot *slots, int *nr,
+		      const struct kerf_plugin *plugin, int32_t weight,
+		      const struct kerf_policy_args *args,
+		      struct kerf_err *err)
+{
+	struct kerf_policy_slot *slot;
+
+	if (*nr >= KERF_POLICY_MAX_PLUGINS)
+		return kerf_err_set(err, -KERF_ELIMIT,
+				    "plug-in '%s': more than %d in one stage",
+				    plugin->name, KERF_POLICY_MAX_PLUGINS);
+	slot = &slots[*nr];
+	slot->plugin = plugin;
+	slot->priv = NULL;
+	slot->weight = weight;
+	if (plugin->create) {
+		int rc = plugin->create(&slot->priv, args, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	(*nr)++;
+	return 0;
+}
+
+int kerf_policy_add_filter(struct kerf_policy *pol,
+			   const struct kerf_plugin *plugin,
+			   const struct kerf_policy_args *args,
+			   struct kerf_err *err)
+{
+	if (!plugin->filter)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "plug-in '%s' has no filter", plugin->name);
+	return policy_add(pol->filters, &pol->nr_filters, plugin, 0, args,
+			  err);
+}
+
+int kerf_policy_add_scorer(struct kerf_policy *pol,
+			   const struct kerf_plugin *plugin, int32_t weight,
+			   const struct kerf_policy_args *args,
+			   struct kerf_err *err)
+{
+	if (!plugin->score)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "plug-in '%s' has no score", plugin->name);
+	return policy_add(pol->scorers, &pol->nr_scorers, plugin, weight,
+			  args, err);
+}
+
+static void release_slots(struct kerf_policy_slot *slots, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (slots[i].plugin->destroy)
+			slots[i].plugin->destroy(slots[i].priv);
+}
+
+void kerf_policy_release(struct kerf_policy *pol)
+{
+	release_slots(pol->filters, pol->nr_filters);
+	release_slots(pol->scorers, pol->nr_scorers);
+	memset(pol, 0, sizeof(*pol));
+}
+
+int kerf_sched_init(struct kerf_sched *s, struct kerf_policy *pol)
+{
+	memset(s, 0, sizeof(*s));
+	s->policy = pol;
+	s->cacheable = true;
+	for (int i = 0; i < pol->nr_filters; i++)
+		if (!(pol->filters[i].plugin->flags & KERF_PLUGIN_PURE))
+			s->cacheable = false;
+	for (int i = 0; i < pol->nr_scorers; i++)
+		if (!(pol->scorers[i].plugin->flags & KERF_PLUGIN_PURE))
+			s->cacheable = false;
+	kerf_score_cache_init(&s->cache, s->cacheable ? SCHED_CACHE_SHAPES : 0);
+	return 0;
+}
+
+void kerf_sched_release(struct kerf_sched *s)
+{
+	kerf_score_cache_release(&s->cache);
+	memset(s, 0, sizeof(*s));
+}
+
+static void observe_slots(struct kerf_sched *s, struct kerf_policy_slot *slots,
+			  int nr, const struct kerf_pod *p)
+{
+	for (int i = 0; i < nr; i++)
+		if (slots[i].plugin->observe &&
+		    slots[i].plugin->observe(slots[i].priv, p))
+			kerf_score_cache_invalidate(&s->cache);
+}
+
+void kerf_sched_observe(struct kerf_sched *s, const struct kerf_pod *p)
+{
+	observe_slots(s, s->policy->filters, s->policy->nr_filters, p);
+	observe_slots(s, s->policy->scorers, s->policy->nr_scorers, p);
+}
+
+/* Run every filter, then every scorer, on one node; fills e. */
+static void eval_node(struct kerf_sched *s, const struct kerf_cluster *c,
+		      const struct kerf_node *n, const struct kerf_pod *p,
+		      struct kerf_cache_entry *e)
+{
+	const struct kerf_policy *pol = s->policy;
+	int64_t total = 0;
+	uint16_t gpus = 0;
+
+	s->stats.nr_node_evals++;
+	e->stamp = n->stamp;
+	e->fit = 0;
+	e->score = 0;
+	e->gpus = 0;
+	for (int i = 0; i < pol->nr_filters; i++) {
+		const struct kerf_policy_slot *f = &pol->filters[i];
+
+		if (f->plugin->filter(f->priv, c, n, p, NULL) != KERF_FIT)
+			return;
+	}
+	for (int i = 0; i < pol->nr_scorers; i++) {
+		const struct kerf_policy_slot *sc = &pol->scorers[i];
+		uint16_t pick = 0;
+		int32_t v = sc->plugin->score(sc->priv, c, n, p, &pick);
+
+		total += (int64_t)sc->weight * v;
+		if (i == 0)
+			gpus = pick;
+	}
+	if (p->nr_gpus > 0 && gpus == 0)
+		gpus = kerf_gpus_best_fit(n, p);
+	if (p->nr_gpus > 0 && gpus == 0)
+		return; /* filters passed but no GPU set: treat as no fit */
+	if (total > INT32_MAX)
+		total = INT32_MAX;
+	if (total < INT32_MIN + 1)
+		total = INT32_MIN + 1;
+	e->fit = 1;
+	e->score = (int32_t)total;
+	e->gpus = gpus;
+}
+
+enum { REASON_KINDS = 8 };
+
+struct reason_count {
+	char text[KERF_REASON_MAX];
+	uint32_t count;
+};
+
+/* Say why no node fits, kube-scheduler style. */
+static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
+		    const struct kerf_pod *p, struct kerf_status *st)
+{
+	const struct kerf_policy *pol = s->policy;
+	struct reason_count reasons[REASON_KINDS];
+	int nr_reasons = 0;
+	bool resolvable = false;
+	char buf[KERF_REASON_MAX];
+	size_t off;
+
+	if (!st)
+		return;
+	memset(reasons, 0, sizeof(reasons));
+	for (size_t i = 0; i < c->nr_nodes; i++) {
+		struct kerf_status fst = { .code = KERF_FIT };
+		const char *why = "no GPU choice";
+		int k;
+
+		for (int f = 0; f < pol->nr_filters; f++) {
+			const struct kerf_policy_slot *fs = &pol->filters[f];
+
+			if (fs->plugin->filter(fs->priv, c, &c->nodes[i], p,
+					       &fst) != KERF_FIT)
+				break;
+		}
+		if (fst.code != KERF_FIT)
+			why = fst.reason;
+		if (fst.code != KERF_UNRESOLVABLE)
+			resolvable = true;
+		for (k = 0; k < nr_reasons; k++)
+			if (strcmp(reasons[k].text, why) == 0)
+				break;
+		if (k == nr_reasons && nr_reasons < REASON_KINDS) {
+			snprintf(reasons[k].text, sizeof(reasons[k].text), "%s",
+				 why);
+			nr_reasons++;
+		}
+		if (k < nr_reasons)
+			reasons[k].count++;
+	}
+	off = (size_t)snprintf(buf, sizeof(buf), "0/%zu nodes are available",
+			       c->nr_nodes);
+	for (int k = 0; k < nr_reasons && off < sizeof(buf); k++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s %u %s", k ? "," : ":",
+					reasons[k].count, reasons[k].text);
+	kerf_status_set(st,
+			resolvable ? KERF_UNSCHEDULABLE : KERF_UNRESOLVABLE,
+			pol->name, "%s", buf);
+}
+
+enum kerf_code kerf_sched_select(struct kerf_sched *s,
+				 const struct kerf_cluster *c,
+				 const struct kerf_pod *p,
+				 struct kerf_binding *b,
+				 struct kerf_status *st)
+{
+	struct kerf_cache_entry *row = NULL;
+	struct kerf_cache_entry tmp;
+	int32_t best_score = INT32_MIN;
+	size_t best = SIZE_MAX;
+	uint16_t best_gpus = 0;
+
+	s->stats.nr_selects++;
+	if (s->cacheable)
+		row = kerf_score_cache_row(&s->cache, c, p);
+	for (size_t i = 0; i < c->nr_nodes; i++) {
+		const struct kerf_node *n = &c->nodes[i];
+		struct kerf_cache_entry *e = row ? &row[i] : &tmp;
+
+		if (row && e->stamp == n->stamp)
+			s->stats.nr_cache_hits++;
+		else
+			eval_node(s, c, n, p, e);
+		if (e->fit && e->score > best_score) {
+			best_score = e->score;
+			best = i;
+			best_gpus = e->gpus;
+		}
+	}
+	if (best == SIZE_MAX) {
+		explain(s, c, p, st);
+		return st ? st->code : KERF_UNSCHEDULABLE;
+	}
+	b->node = (uint32_t)best;
+	b->gpus = best_gpus;
+	kerf_status_set(st, KERF_FIT, s->policy->name, "node '%s'",
+			c->nodes[best].name);
+	return KERF_FIT;
+}
+
+static void reserve_slots(struct kerf_policy_slot *slots, int nr,
+			  const struct kerf_cluster *c,
+			  const struct kerf_node *n, const struct kerf_pod *p,
+			  uint16_t gpus)
+{
+	for (int i = 0; i < nr; i++)
+		if (slots[i].plugin->reserve)
+			slots[i].plugin->reserve(slots[i].priv, c, n, p, gpus);
+}
+
+int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,
+		       const struct kerf_pod *p, struct kerf_binding b,
+		       struct kerf_err *err)
+{
+	int rc = kerf_cluster_bind(c, p, b, err);
+
+	if (rc < 0)
+		return rc;
+	reserve_slots(s->policy->filters, s->policy->nr_filters, c,
+		      &c->nodes[b.node], p, b.gpus);
+	reserve_slots(s->policy->scorers, s->policy->nr_scorers, c,
+		      &c->nodes[b.node], p, b.gpus);
+	return 0;
+}
+
+enum kerf_code kerf_sched_place(struct kerf_sched *s, struct kerf_cluster *c,
+				const struct kerf_pod *p,
+				struct kerf_binding *b, struct kerf_status *st)
+{
+	struct kerf_err err = { 0 };
+	enum kerf_code code;
+
+	kerf_sched_observe(s, p);
+	code = kerf_sched_select(s, c, p, b, st);
+	if (code != KERF_FIT)
+		return code;
+	if (kerf_sched_reserve(s, c, p, *b, &err) < 0) {
+		kerf_status_set(st, KERF_INTERNAL, s->policy->name, "%s",
+				err.msg);
+		return KERF_INTERNAL;
+	}
+	return KERF_FIT;
+}

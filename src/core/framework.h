@@ -1,0 +1,129 @@
+/*
+ * framework: placement in the shape of the kube-scheduler framework.
+ *
+ * A policy is a profile: filter plug-ins (any may say no, with a reason) and
+ * weighted score plug-ins (higher is better).  The first score plug-in may
+ * also choose the GPUs on the node; otherwise the best-fit GPU picker does.
+ * The node with the highest total score wins; ties go to the lowest node
+ * index, which is the node's fixed rank.  Nothing is ever broken by hash
+ * order or by unseeded randomness.
+ *
+ * Plug-ins flagged KERF_PLUGIN_PURE score a node from (node state, pod
+ * request, plug-in generation) alone, so the scheduler caches their verdicts
+ * per pod shape and node stamp: a decision re-evaluates only the nodes that
+ * changed since the last pod of the same shape.  A plug-in whose learned
+ * state changes says so from observe(), which drops the cache.
+ */
+#ifndef KERF_CORE_FRAMEWORK_H
+#define KERF_CORE_FRAMEWORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "core/frag.h"
+#include "core/model.h"
+#include "core/score_cache.h"
+#include "core/status.h"
+
+struct kerf_policy_args {
+	const struct kerf_cluster *cluster; /* models and size at creation */
+	const struct kerf_pod_dist *dist;   /* known workload; may be NULL */
+	uint64_t seed;                      /* for plug-ins that draw */
+	const char *options;                /* "key=value,..."; may be NULL */
+};
+
+enum kerf_plugin_flags {
+	KERF_PLUGIN_PURE = 1u << 0,
+};
+
+struct kerf_plugin {
+	const char *name;
+	unsigned flags;
+	int (*create)(void **priv, const struct kerf_policy_args *args,
+		      struct kerf_err *err);
+	void (*destroy)(void *priv);
+	/* A pod arrived (before it is placed); true = earlier scores stale. */
+	bool (*observe)(void *priv, const struct kerf_pod *p);
+	/* KERF_FIT or a status with the reason (st may be NULL). */
+	enum kerf_code (*filter)(void *priv, const struct kerf_cluster *c,
+				 const struct kerf_node *n,
+				 const struct kerf_pod *p, struct kerf_status *st);
+	/* Score of a node that passed every filter; may set *gpus. */
+	int32_t (*score)(void *priv, const struct kerf_cluster *c,
+			 const struct kerf_node *n, const struct kerf_pod *p,
+			 uint16_t *gpus);
+	/* The pod was bound to n on gpus. */
+	void (*reserve)(void *priv, const struct kerf_cluster *c,
+			const struct kerf_node *n, const struct kerf_pod *p,
+			uint16_t gpus);
+};
+
+enum { KERF_POLICY_MAX_PLUGINS = 8 };
+
+struct kerf_policy_slot {
+	const struct kerf_plugin *plugin;
+	void *priv;
+	int32_t weight;       /* score plug-ins only */
+};
+
+struct kerf_policy {
+	const char *name;
+	struct kerf_policy_slot filters[KERF_POLICY_MAX_PLUGINS];
+	int nr_filters;
+	struct kerf_policy_slot scorers[KERF_POLICY_MAX_PLUGINS];
+	int nr_scorers;
+};
+
+/* Add a plug-in to a policy being built (create() is called here). */
+int kerf_policy_add_filter(struct kerf_policy *pol,
+			   const struct kerf_plugin *plugin,
+			   const struct kerf_policy_args *args,
+			   struct kerf_err *err);
+int kerf_policy_add_scorer(struct kerf_policy *pol,
+			   const struct kerf_plugin *plugin, int32_t weight,
+			   const struct kerf_policy_args *args,
+			   struct kerf_err *err);
+void kerf_policy_release(struct kerf_policy *pol);
+
+struct kerf_sched_stats {
+	uint64_t nr_selects;
+	uint64_t nr_node_evals;   /* filter + score runs */
+	uint64_t nr_cache_hits;
+};
+
+struct kerf_sched {
+	struct kerf_policy *policy;  /* borrowed */
+	bool cacheable;              /* every plug-in is pure */
+	struct kerf_score_cache cache;
+	struct kerf_sched_stats stats;
+};
+
+int kerf_sched_init(struct kerf_sched *s, struct kerf_policy *pol);
+void kerf_sched_release(struct kerf_sched *s);
+
+/* A pod arrived: plug-ins that learn the workload see it. */
+void kerf_sched_observe(struct kerf_sched *s, const struct kerf_pod *p);
+
+/*
+ * Choose a node and GPUs for p without changing c.  KERF_FIT fills *b;
+ * otherwise st says why no node fits ("0/N nodes are available: ...").
+ * The cache is tied to one cluster: passing another cluster drops it.
+ */
+enum kerf_code kerf_sched_select(struct kerf_sched *s,
+				 const struct kerf_cluster *c,
+				 const struct kerf_pod *p,
+				 struct kerf_binding *b,
+				 struct kerf_status *st);
+
+/* Bind p at b in c and run the reserve hooks; nothing changes on error. */
+int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,
+		       const struct kerf_pod *p, struct kerf_binding b,
+		       struct kerf_err *err);
+
+/* observe + select + reserve: the one-pod cycle of the simulator. */
+enum kerf_code kerf_sched_place(struct kerf_sched *s, struct kerf_cluster *c,
+				const struct kerf_pod *p,
+				struct kerf_binding *b, struct kerf_status *st);
+
+#endif /* KERF_CORE_FRAMEWORK_H */

@@ -1,0 +1,404 @@
+#include "core/model.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kerf_cluster_init(struct kerf_cluster *c)
+{
+	memset(c, 0, sizeof(*c));
+	kerf_arena_init(&c->names, 0);
+}
+
+void kerf_cluster_release(struct kerf_cluster *c)
+{
+	free(c->nodes);
+	kerf_arena_release(&c->names);
+	kerf_cluster_init(c);
+}
+
+int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->nr_models; i++)
+		if (strcmp(c->models[i].name, name) == 0)
+			return (int)i;
+	return -KERF_ENOTFOUND;
+}
+
+int kerf_cluster_model(struct kerf_cluster *c, const char *name,
+		       int32_t gpu_mem_mib, struct kerf_err *err)
+{
+	int i = kerf_cluster_find_model(c, name);
+	size_t len = strlen(name);
+
+	if (i >= 0)
+		return i;
+	if (len == 0 || len >= KERF_MODEL_NAME_MAX)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "GPU model name '%s': must be 1 to %d bytes",
+				    name, KERF_MODEL_NAME_MAX - 1);
+	if (gpu_mem_mib < 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "GPU model '%s': memory %" PRId32 " MiB is negative",
+				    name, gpu_mem_mib);
+	if (c->nr_models >= KERF_MAX_MODELS)
+		return kerf_err_set(err, -KERF_ELIMIT,
+				    "GPU model '%s': more than %d models",
+				    name, KERF_MAX_MODELS);
+	memcpy(c->models[c->nr_models].name, name, len + 1);
+	c->models[c->nr_models].mem_mib = gpu_mem_mib;
+	return (int)c->nr_models++;
+}
+
+int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
+			  int64_t cpu_milli, int64_t mem_mib, int model,
+			  int nr_gpus, struct kerf_err *err)
+{
+	struct kerf_node *n;
+
+	if (cpu_milli < 0 || mem_mib < 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': negative cpu or memory", name);
+	if (nr_gpus < 0 || nr_gpus > KERF_NODE_MAX_GPUS)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': gpu count %d is outside 0..%d",
+				    name, nr_gpus, KERF_NODE_MAX_GPUS);
+	if (nr_gpus > 0 && (model < 0 || (size_t)model >= c->nr_models))
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': has %d GPUs but no GPU model",
+				    name, nr_gpus);
+	if (c->nr_nodes >= UINT32_MAX - 1)
+		return kerf_err_set(err, -KERF_ELIMIT, "too many nodes");
+	if (c->nr_nodes == c->alloc_nodes) {
+		size_t want = c->alloc_nodes ? c->alloc_nodes * 2 : 64;
+		struct kerf_node *grown = realloc(c->nodes, want * sizeof(*grown));
+
+		if (!grown)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		c->nodes = grown;
+		c->alloc_nodes = want;
+	}
+	n = &c->nodes[c->nr_nodes];
+	memset(n, 0, sizeof(*n));
+	n->name = kerf_arena_strndup(&c->names, name, strlen(name));
+	if (!n->name)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	n->cpu_milli = n->cpu_free_milli = cpu_milli;
+	n->mem_mib = n->mem_free_mib = mem_mib;
+	n->model = nr_gpus > 0 ? (uint16_t)model : KERF_MODEL_NONE;
+	n->nr_gpus = (uint8_t)nr_gpus;
+	n->nr_gpus_idle = (uint8_t)nr_gpus;
+	n->gpu_free_milli_sum = nr_gpus * KERF_GPU_MILLI;
+	for (int g = 0; g < nr_gpus; g++) {
+		n->gpu_free_milli[g] = KERF_GPU_MILLI;
+		n->gpu_mem_mib[g] = c->models[model].mem_mib;
+		n->gpu_mem_free_mib[g] = c->models[model].mem_mib;
+	}
+	n->stamp = ++c->stamp_seq;
+	return (int)c->nr_nodes++;
+}
+
+int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
+{
+	kerf_cluster_init(dst);
+	memcpy(dst->models, src->models, sizeof(src->models));
+	dst->nr_models = src->nr_models;
+	dst->stamp_seq = src->stamp_seq;
+	if (src->nr_nodes == 0)
+		return 0;
+	dst->nodes = malloc(src->nr_nodes * sizeof(*dst->nodes));
+	if (!dst->nodes)
+		return -KERF_ENOMEM;
+	dst->alloc_nodes = dst->nr_nodes = src->nr_nodes;
+	memcpy(dst->nodes, src->nodes, src->nr_nodes * sizeof(*dst->nodes));
+	for (size_t i = 0; i < src->nr_nodes; i++) {
+		const char *s = src->nodes[i].name;
+
+		dst->nodes[i].name = kerf_arena_strndup(&dst->names, s, strlen(s));
+		if (!dst->nodes[i].name) {
+			kerf_cluster_release(dst);
+			return -KERF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err)
+{
+	if (p->cpu_milli < 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "cpu_milli %" PRId64 ": must not be negative",
+				    p->cpu_milli);
+	if (p->mem_mib < 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "memory_mib %" PRId64 ": must not be negative",
+				    p->mem_mib);
+	if (p->nr_gpus > KERF_NODE_MAX_GPUS)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "num_gpu %u: more than %d GPUs on one node",
+				    p->nr_gpus, KERF_NODE_MAX_GPUS);
+	if (p->nr_gpus == 0) {
+		if (p->gpu_milli != 0 || p->gpu_mem_mib != 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "gpu_milli %" PRId32 ": set on a pod with no GPUs",
+					    p->gpu_milli);
+		return 0;
+	}
+	if (p->gpu_milli <= 0 || p->gpu_milli > KERF_GPU_MILLI)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "gpu_milli %" PRId32 ": must be 1..1000 for a GPU pod",
+				    p->gpu_milli);
+	if (p->nr_gpus > 1 && p->gpu_milli != KERF_GPU_MILLI)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "gpu_milli %" PRId32 ": a fraction is only allowed with num_gpu 1",
+				    p->gpu_milli);
+	if (p->gpu_mem_mib < 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "gpu_memory_mib %" PRId32 ": must not be negative",
+				    p->gpu_mem_mib);
+	return 0;
+}
+
+int kerf_pod_class(const struct kerf_pod *p)
+{
+	if (p->nr_gpus == 0)
+		return -1;
+	return kerf_pod_is_fraction(p) ? 0 : p->nr_gpus;
+}
+
+bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
+{
+	if (n->gpu_free_milli[g] < p->gpu_milli)
+		return false;
+	if (p->gpu_mem_mib == 0)
+		return true;
+	/* A memory request needs a GPU whose memory is known. */
+	return n->gpu_mem_mib[g] > 0 && n->gpu_mem_free_mib[g] >= p->gpu_mem_mib;
+}
+
+static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
+	[KERF_MISFIT_NONE] = "fits",
+	[KERF_MISFIT_MODEL] = "GPU model not allowed",
+	[KERF_MISFIT_GPU_COUNT] = "node has too few GPUs",
+	[KERF_MISFIT_CPU] = "insufficient cpu",
+	[KERF_MISFIT_MEM] = "insufficient memory",
+	[KERF_MISFIT_GPU] = "insufficient GPU",
+};
+
+const char *kerf_misfit_text(enum kerf_misfit m)
+{
+	if (m >= KERF_MISFIT_COUNT_)
+		return "unknown";
+	return misfit_text[m];
+}
+
+enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
+				  const struct kerf_node *n,
+				  const struct kerf_pod *p)
+{
+	(void)c;
+	if (p->nr_gpus > 0) {
+		if (n->nr_gpus == 0)
+			return KERF_MISFIT_MODEL;
+		if (p->model_mask && !(p->model_mask >> n->model & 1))
+			return KERF_MISFIT_MODEL;
+		if (n->nr_gpus < p->nr_gpus)
+			return KERF_MISFIT_GPU_COUNT;
+	}
+	if (n->cpu_free_milli < p->cpu_milli)
+		return KERF_MISFIT_CPU;
+	if (n->mem_free_mib < p->mem_mib)
+		return KERF_MISFIT_MEM;
+	if (p->nr_gpus == 0)
+		return KERF_MISFIT_NONE;
+	if (!kerf_pod_is_fraction(p) && p->gpu_mem_mib == 0)
+		return n->nr_gpus_idle >= p->nr_gpus ? KERF_MISFIT_NONE
+						     : KERF_MISFIT_GPU;
+	int fit = 0;
+
+	for (int g = 0; g < n->nr_gpus; g++)
+		fit += kerf_gpu_fits(n, g, p);
+	return fit >= p->nr_gpus ? KERF_MISFIT_NONE : KERF_MISFIT_GPU;
+}
+
+static int popcount16(uint16_t x)
+{
+	return __builtin_popcount(x);
+}
+
+static void node_gpu_add(struct kerf_node *n, int g, int32_t milli,
+			 int32_t mem_mib)
+{
+	bool was_idle = n->gpu_free_milli[g] == KERF_GPU_MILLI;
+
+	n->gpu_free_milli[g] = (int16_t)(n->gpu_free_milli[g] + milli);
+	n->gpu_free_milli_sum += milli;
+	if (n->gpu_mem_mib[g] > 0)
+		n->gpu_mem_free_mib[g] += mem_mib;
+	if (was_idle && n->gpu_free_milli[g] != KERF_GPU_MILLI)
+		n->nr_gpus_idle--;
+	else if (!was_idle && n->gpu_free_milli[g] == KERF_GPU_MILLI)
+		n->nr_gpus_idle++;
+}
+
+static int check_binding(const struct kerf_cluster *c,
+			 const struct kerf_pod *p, struct kerf_binding b,
+			 struct kerf_err *err)
+{
+	const struct kerf_node *n;
+
+	if (b.node >= c->nr_nodes)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "binding: node %" PRIu32 " does not exist",
+				    b.node);
+	n = &c->nodes[b.node];
+	if (popcount16(b.gpus) != p->nr_gpus)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "binding on '%s': %d GPUs chosen for a pod asking %u",
+				    n->name, popcount16(b.gpus), p->nr_gpus);
+	if (n->nr_gpus < KERF_NODE_MAX_GPUS && (b.gpus >> n->nr_gpus) != 0)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "binding on '%s': GPU index beyond %u GPUs",
+				    n->name, n->nr_gpus);
+	if (p->nr_gpus > 0 && p->model_mask &&
+	    !(p->model_mask >> n->model & 1))
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "binding on '%s': GPU model %s not allowed",
+				    n->name, c->models[n->model].name);
+	return 0;
+}
+
+int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
+		      struct kerf_binding b, struct kerf_err *err)
+{
+	struct kerf_node *n;
+	int rc = check_binding(c, p, b, err);
+
+	if (rc < 0)
+		return rc;
+	n = &c->nodes[b.node];
+	if (n->cpu_free_milli < p->cpu_milli || n->mem_free_mib < p->mem_mib)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "binding on '%s': cpu or memory overcommitted",
+				    n->name);
+	for (int g = 0; g < n->nr_gpus; g++)
+		if ((b.gpus >> g & 1) && !kerf_gpu_fits(n, g, p))
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "binding on '%s': GPU %d overcommitted",
+					    n->name, g);
+	n->cpu_free_milli -= p->cpu_milli;
+	n->mem_free_mib -= p->mem_mib;
+	for (int g = 0; g < n->nr_gpus; g++)
+		if (b.gpus >> g & 1)
+			node_gpu_add(n, g, -p->gpu_milli, -p->gpu_mem_mib);
+	n->nr_pods++;
+	if (p->nr_gpus > 0)
+		n->nr_pods_by_class[kerf_pod_class(p)]++;
+	n->stamp = ++c->stamp_seq;
+	return 0;
+}
+
+int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
+			struct kerf_binding b, struct kerf_err *err)
+{
+	struct kerf_node *n;
+	int rc = check_binding(c, p, b, err);
+
+	if (rc < 0)
+		return rc;
+	n = &c->nodes[b.node];
+	if (n->nr_pods == 0 || n->cpu_free_milli + p->cpu_milli > n->cpu_milli ||
+	    n->mem_free_mib + p->mem_mib > n->mem_mib)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "unbind on '%s': pod was not bound here",
+				    n->name);
+	for (int g = 0; g < n->nr_gpus; g++)
+		if ((b.gpus >> g & 1) &&
+		    n->gpu_free_milli[g] + p->gpu_milli > KERF_GPU_MILLI)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "unbind on '%s': GPU %d was not held",
+					    n->name, g);
+	if (p->nr_gpus > 0 && n->nr_pods_by_class[kerf_pod_class(p)] == 0)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "unbind on '%s': no pod of this class bound",
+				    n->name);
+	n->cpu_free_milli += p->cpu_milli;
+	n->mem_free_mib += p->mem_mib;
+	for (int g = 0; g < n->nr_gpus; g++)
+		if (b.gpus >> g & 1)
+			node_gpu_add(n, g, p->gpu_milli, p->gpu_mem_mib);
+	n->nr_pods--;
+	if (p->nr_gpus > 0)
+		n->nr_pods_by_class[kerf_pod_class(p)]--;
+	n->stamp = ++c->stamp_seq;
+	return 0;
+}
+
+void kerf_cluster_touch_all(struct kerf_cluster *c)
+{
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		c->nodes[i].stamp = ++c->stamp_seq;
+}
+
+int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
+{
+	for (size_t i = 0; i < c->nr_nodes; i++) {
+		const struct kerf_node *n = &c->nodes[i];
+		int32_t sum = 0;
+		int idle = 0;
+
+		if (n->cpu_free_milli < 0 || n->cpu_free_milli > n->cpu_milli)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': cpu free %" PRId64 " outside 0..%" PRId64,
+					    n->name, n->cpu_free_milli, n->cpu_milli);
+		if (n->mem_free_mib < 0 || n->mem_free_mib > n->mem_mib)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': memory free %" PRId64 " outside 0..%" PRId64,
+					    n->name, n->mem_free_mib, n->mem_mib);
+		for (int g = 0; g < n->nr_gpus; g++) {
+			int f = n->gpu_free_milli[g];
+
+			if (f < 0 || f > KERF_GPU_MILLI)
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: free %d milli outside 0..1000",
+						    n->name, g, f);
+			if (n->gpu_mem_mib[g] > 0 &&
+			    (n->gpu_mem_free_mib[g] < 0 ||
+			     n->gpu_mem_free_mib[g] > n->gpu_mem_mib[g]))
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: memory free outside capacity",
+						    n->name, g);
+			sum += f;
+			idle += f == KERF_GPU_MILLI;
+		}
+		if (sum != n->gpu_free_milli_sum || idle != n->nr_gpus_idle)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': GPU free counters disagree with GPUs",
+					    n->name);
+		if (n->nr_gpus > 0 && n->model >= c->nr_models)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': unknown GPU model", n->name);
+	}
+	return 0;
+}
+
+int64_t kerf_cluster_gpu_milli_capacity(const struct kerf_cluster *c)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		sum += (int64_t)c->nodes[i].nr_gpus * KERF_GPU_MILLI;
+	return sum;
+}
+
+int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < c->nr_nodes; i++) {
+		const struct kerf_node *n = &c->nodes[i];
+
+		sum += (int64_t)n->nr_gpus * KERF_GPU_MILLI - n->gpu_free_milli_sum;
+	}
+	return sum;
+}

@@ -1,0 +1,166 @@
+/*
+ * model: the cluster inventory and the resource arithmetic of the core.
+ *
+ * A cluster is an array of nodes; a node's index is its fixed rank, the
+ * tie-break of every placement decision (the caller orders the nodes).  Each
+ * node has CPU, memory and up to KERF_NODE_MAX_GPUS GPUs of one model; each
+ * GPU has gpu_milli (1000 = the whole GPU) and, when the model's memory is
+ * known, GPU memory.  Every change to a node goes through kerf_cluster_bind
+ * or kerf_cluster_unbind, which refuse to overcommit and bump the node's
+ * stamp so that cached scores can tell a changed node from an unchanged one.
+ *
+ * Pure: no I/O, no clock, no globals.  Integers only.
+ */
+#ifndef KERF_CORE_MODEL_H
+#define KERF_CORE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+
+enum {
+	KERF_GPU_MILLI = 1000,      /* gpu_milli of one whole GPU */
+	KERF_NODE_MAX_GPUS = 16,    /* GPUs per node; gpu masks are uint16_t */
+	KERF_MAX_MODELS = 64,       /* GPU models per cluster; masks are 64-bit */
+	KERF_MODEL_NAME_MAX = 32,   /* bytes, including the NUL */
+	KERF_MODEL_NONE = 0xffff,   /* model index of a node without GPUs */
+	KERF_POD_CLASSES = KERF_NODE_MAX_GPUS + 1, /* 0 = fraction, k = k GPUs */
+};
+
+struct kerf_gpu_model {
+	char name[KERF_MODEL_NAME_MAX];
+	int32_t mem_mib;            /* memory of one GPU; 0 = not tracked */
+};
+
+struct kerf_node {
+	const char *name;           /* owned by the cluster's arena */
+	int64_t cpu_milli;          /* capacity */
+	int64_t mem_mib;            /* capacity */
+	int64_t cpu_free_milli;     /* 0 <= free <= capacity */
+	int64_t mem_free_mib;       /* 0 <= free <= capacity */
+	uint32_t stamp;             /* new value after every change */
+	uint32_t nr_pods;           /* pods bound here */
+	uint16_t model;             /* index in cluster->models or KERF_MODEL_NONE */
+	uint8_t nr_gpus;            /* 0..KERF_NODE_MAX_GPUS */
+	uint8_t nr_gpus_idle;       /* GPUs with all KERF_GPU_MILLI free */
+	int32_t gpu_free_milli_sum; /* sum of gpu_free_milli[] */
+	int16_t gpu_free_milli[KERF_NODE_MAX_GPUS];   /* 0..KERF_GPU_MILLI */
+	int32_t gpu_mem_mib[KERF_NODE_MAX_GPUS];      /* capacity, 0 = not tracked */
+	int32_t gpu_mem_free_mib[KERF_NODE_MAX_GPUS];
+	uint16_t nr_pods_by_class[KERF_POD_CLASSES];  /* GPU pods by class */
+};
+
+/*
+ * A pod's request.  Exactly one of: nothing on GPUs (nr_gpus == 0), a
+ * fraction of one GPU (nr_gpus == 1, gpu_milli < 1000), or nr_gpus whole
+ * GPUs (gpu_milli == 1000).  gpu_mem_mib is per GPU and 0 when not asked.
+ */
+struct kerf_pod {
+	int64_t cpu_milli;
+	int64_t mem_mib;
+	int32_t gpu_milli;          /* per GPU; 0 when nr_gpus == 0 */
+	int32_t gpu_mem_mib;        /* per GPU; 0 = no GPU memory request */
+	uint8_t nr_gpus;
+	uint64_t model_mask;        /* bit i allows cluster model i; 0 = any */
+};
+
+/* Where a pod goes: a node and the GPUs it uses there (bit i = GPU i). */
+struct kerf_binding {
+	uint32_t node;
+	uint16_t gpus;
+};
+
+struct kerf_cluster {
+	struct kerf_node *nodes;    /* rank order; nodes[i] has rank i */
+	size_t nr_nodes;
+	size_t alloc_nodes;
+	struct kerf_gpu_model models[KERF_MAX_MODELS];
+	size_t nr_models;
+	uint32_t stamp_seq;         /* last stamp handed to a node */
+	struct kerf_arena names;    /* node names */
+};
+
+void kerf_cluster_init(struct kerf_cluster *c);
+void kerf_cluster_release(struct kerf_cluster *c);
+
+/* Index of the model called name, adding it if new; negative on error. */
+int kerf_cluster_model(struct kerf_cluster *c, const char *name,
+		       int32_t gpu_mem_mib, struct kerf_err *err);
+
+/* Index of an existing model, or -KERF_ENOTFOUND. */
+int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name);
+
+/*
+ * Append an empty node (rank = current node count).  model is a model index
+ * or KERF_MODEL_NONE when nr_gpus is 0.  Returns the index or negative.
+ */
+int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
+			  int64_t cpu_milli, int64_t mem_mib, int model,
+			  int nr_gpus, struct kerf_err *err);
+
+/* Deep copy of src into dst (dst uninitialised); negative on OOM. */
+int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src);
+
+/* Check a request's shape: names the field and the reason on error. */
+int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err);
+
+static inline bool kerf_pod_is_fraction(const struct kerf_pod *p)
+{
+	return p->nr_gpus == 1 && p->gpu_milli < KERF_GPU_MILLI;
+}
+
+/* Class used by gpu-clustering: 0 = fraction, k = k whole GPUs. */
+int kerf_pod_class(const struct kerf_pod *p);
+
+/* Total GPU request in milli (nr_gpus * gpu_milli). */
+static inline int64_t kerf_pod_gpu_milli_total(const struct kerf_pod *p)
+{
+	return (int64_t)p->nr_gpus * p->gpu_milli;
+}
+
+/* Does GPU g of n have room for one GPU's share of p? */
+bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p);
+
+/* Reasons a node cannot take a pod, in the order they are checked. */
+enum kerf_misfit {
+	KERF_MISFIT_NONE = 0,
+	KERF_MISFIT_MODEL,          /* GPU model not allowed / node has no GPUs */
+	KERF_MISFIT_GPU_COUNT,      /* fewer GPUs than asked */
+	KERF_MISFIT_CPU,
+	KERF_MISFIT_MEM,
+	KERF_MISFIT_GPU,            /* not enough GPUs with room */
+	KERF_MISFIT_COUNT_,
+};
+
+const char *kerf_misfit_text(enum kerf_misfit m);
+
+/* First reason n cannot host p, or KERF_MISFIT_NONE. */
+enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
+				  const struct kerf_node *n,
+				  const struct kerf_pod *p);
+
+/*
+ * Apply p to the node and GPUs of b.  Refuses (-KERF_ERANGE, nothing
+ * changed) when the binding is malformed or would overcommit anything.
+ */
+int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
+		      struct kerf_binding b, struct kerf_err *err);
+
+/* Undo a bind of the same pod and binding. */
+int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
+			struct kerf_binding b, struct kerf_err *err);
+
+/* Give every node a new stamp: cached verdicts about any node are stale. */
+void kerf_cluster_touch_all(struct kerf_cluster *c);
+
+/* Whole-structure invariant walk: free within capacity, sums consistent. */
+int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err);
+
+/* Totals over the cluster, for reports. */
+int64_t kerf_cluster_gpu_milli_capacity(const struct kerf_cluster *c);
+int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c);
+
+#endif /* KERF_CORE_MODEL_H */

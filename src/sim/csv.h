@@ -1,0 +1,54 @@
+/*
+ * csv: a strict reader for the simple comma-separated files of traces.
+ *
+ * Fields are separated by ',' and rows by "\n" (a "\r\n" ending is accepted).
+ * Quoting is not part of these files, so a '"' is an error rather than a
+ * silently misread field; so are NUL bytes, rows longer than
+ * KERF_CSV_MAX_LINE and rows with more than KERF_CSV_MAX_FIELDS fields.
+ * The reader never allocates: rows are copied into the reader's buffer and
+ * fields point into it until the next row.
+ */
+#ifndef KERF_SIM_CSV_H
+#define KERF_SIM_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+enum {
+	KERF_CSV_MAX_LINE = 4096,
+	KERF_CSV_MAX_FIELDS = 32,
+};
+
+struct kerf_csv {
+	const char *path;          /* for messages */
+	const char *data;          /* whole input, borrowed */
+	size_t len;
+	size_t off;                /* start of the next row */
+	unsigned line;             /* 1-based number of the current row */
+	int nr_fields;
+	const char *fields[KERF_CSV_MAX_FIELDS];
+	char row[KERF_CSV_MAX_LINE + 1];
+};
+
+void kerf_csv_init(struct kerf_csv *r, const char *path, const char *data,
+		   size_t len);
+
+/*
+ * Read the next non-empty row into r->fields.  Returns 1 for a row, 0 at the
+ * end, negative with "path:line: reason" in err on malformed input.
+ */
+int kerf_csv_next(struct kerf_csv *r, struct kerf_err *err);
+
+/* Index of the header field called name in the current row, or -1. */
+int kerf_csv_find(const struct kerf_csv *r, const char *name);
+
+/*
+ * Parse field i as a decimal integer in [min, max] into *out; the message
+ * names the file, line and column name.  An empty field is an error.
+ */
+int kerf_csv_int(const struct kerf_csv *r, int i, const char *column,
+		 int64_t min, int64_t max, int64_t *out, struct kerf_err *err);
+
+#endif /* KERF_SIM_CSV_H */
