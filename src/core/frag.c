@@ -72,6 +72,17 @@ static int entry_by_key(const void *pa, const void *pb)
 	return pod_key_cmp(&a->pod, &b->pod);
 }
 
+/* Key order; memory only counts when it is part of the key. */
+static int pod_key_cmp_nomem(const struct kerf_pod *a, const struct kerf_pod *b,
+			     unsigned flags)
+{
+	struct kerf_pod x = *a, y = *b;
+
+	if (flags & KERF_DIST_MEAN_MEM)
+		x.mem_mib = y.mem_mib = 0;
+	return pod_key_cmp(&x, &y);
+}
+
 static int entry_by_weight(const void *pa, const void *pb)
 {
 	const struct kerf_dist_entry *a = pa, *b = pb;
@@ -90,7 +101,7 @@ static struct kerf_pod dist_key(const struct kerf_pod *p, unsigned flags)
 		.model_mask = p->model_mask,
 	};
 
-	if (flags & KERF_DIST_KEEP_MEM) {
+	if (flags & (KERF_DIST_KEEP_MEM | KERF_DIST_MEAN_MEM)) {
 		k.mem_mib = p->mem_mib;
 		k.gpu_mem_mib = p->gpu_mem_mib;
 	}
@@ -122,14 +133,22 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 	for (size_t i = 0; i < nr_entries; i++) {
 		e[i].pod = dist_key(&entries[i].pod, flags);
 		e[i].weight = entries[i].weight;
+		if (flags & KERF_DIST_MEAN_MEM)
+			e[i].pod.mem_mib = entries[i].pod.mem_mib * entries[i].weight;
 	}
+	/* Equal keys end up adjacent even with memory in the sort key. */
 	qsort(e, nr_entries, sizeof(*e), entry_by_key);
 	for (size_t i = 0; i < nr_entries; i++) {
-		if (nr > 0 && pod_key_cmp(&e[nr - 1].pod, &e[i].pod) == 0)
+		if (nr > 0 && pod_key_cmp_nomem(&e[nr - 1].pod, &e[i].pod, flags) == 0) {
 			e[nr - 1].weight += e[i].weight;
-		else
+			e[nr - 1].pod.mem_mib += e[i].pod.mem_mib;
+		} else {
 			e[nr++] = e[i];
+		}
 	}
+	if (flags & KERF_DIST_MEAN_MEM)
+		for (size_t i = 0; i < nr; i++)
+			e[i].pod.mem_mib /= e[i].weight;
 	qsort(e, nr, sizeof(*e), entry_by_weight);
 	while (keep < nr && covered * 100 < total * coverage_pct)
 		covered += e[keep++].weight;
@@ -184,6 +203,60 @@ void kerf_frag_view_sub(struct kerf_frag_view *v, const struct kerf_pod *p,
 				(int16_t)(v->gpu_free_milli[g] - p->gpu_milli);
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* GPU milli that copies of m alone could still use on v. */
+static int64_t multi_usable(const struct kerf_pod *m,
+			    const struct kerf_frag_view *v, unsigned flags)
+{
+	int64_t copies = 0;
+
+	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI &&
+	    (flags & KERF_FRAG_IDLE_USABLE)) {
+		int64_t gpu = 0, cpu_cap = INT64_MAX, mem_cap = INT64_MAX;
+
+		for (int g = 0; g < v->nr_gpus; g++) {
+			int f = v->gpu_free_milli[g];
+
+			gpu += f == KERF_GPU_MILLI ? f : f / m->gpu_milli * m->gpu_milli;
+		}
+		if (m->cpu_milli > 0)
+			cpu_cap = v->cpu_free_milli / m->cpu_milli * m->gpu_milli;
+		if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
+			mem_cap = v->mem_free_mib / m->mem_mib * m->gpu_milli;
+		return min64(gpu, min64(cpu_cap, mem_cap));
+	}
+	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI &&
+	    (flags & KERF_FRAG_NO_REM)) {
+		int64_t gpu = 0, cpu_cap = INT64_MAX;
+
+		for (int g = 0; g < v->nr_gpus; g++)
+			if (v->gpu_free_milli[g] >= m->gpu_milli)
+				gpu += v->gpu_free_milli[g];
+		if (m->cpu_milli > 0 && !(flags & KERF_FRAG_NO_CPU))
+			cpu_cap = v->cpu_free_milli / m->cpu_milli * m->gpu_milli;
+		return min64(gpu, cpu_cap);
+	}
+	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI) {
+		for (int g = 0; g < v->nr_gpus; g++)
+			copies += v->gpu_free_milli[g] / m->gpu_milli;
+	} else {
+		int idle = 0;
+
+		for (int g = 0; g < v->nr_gpus; g++)
+			idle += v->gpu_free_milli[g] >= m->gpu_milli;
+		copies = idle / m->nr_gpus;
+	}
+	if (m->cpu_milli > 0 && !(flags & KERF_FRAG_NO_CPU))
+		copies = min64(copies, v->cpu_free_milli / m->cpu_milli);
+	if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
+		copies = min64(copies, v->mem_free_mib / m->mem_mib);
+	return copies * m->nr_gpus * m->gpu_milli;
+}
+
 int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 			 const struct kerf_frag_view *v, unsigned flags)
 {
@@ -197,7 +270,15 @@ int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 		const struct kerf_pod *m = &d->entries[i].pod;
 		int64_t frag = idle;
 
-		if (m->nr_gpus > 0 &&
+		if ((flags & KERF_FRAG_MULTI) &&
+		    (((flags & KERF_FRAG_SMALL_ONLY) && m->nr_gpus != 1) ||
+		     ((flags & KERF_FRAG_FRACTION_ONLY) &&
+		      !(m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI)))) {
+			frag = 0;
+		} else if ((flags & KERF_FRAG_MULTI) && m->nr_gpus > 0) {
+			if (!m->model_mask || (m->model_mask >> v->model & 1))
+				frag = idle - multi_usable(m, v, flags);
+		} else if (m->nr_gpus > 0 &&
 		    (!m->model_mask || (m->model_mask >> v->model & 1)) &&
 		    v->cpu_free_milli >= m->cpu_milli &&
 		    (!(flags & KERF_FRAG_MEM) || v->mem_free_mib >= m->mem_mib)) {

@@ -40,6 +40,8 @@ struct kerf_pod_dist {
 enum {
 	/* Keep memory in the key (FGD's key is cpu, gpu, count, model). */
 	KERF_DIST_KEEP_MEM = 1u << 0,
+	/* Key without memory, but record the mean memory of each key. */
+	KERF_DIST_MEAN_MEM = 1u << 1,
 };
 
 /* Bound on total_weight so that scaled comparisons fit in int64. */
@@ -78,6 +80,18 @@ struct kerf_frag_view {
 enum {
 	/* A typical pod that lacks memory cannot use the node either. */
 	KERF_FRAG_MEM = 1u << 0,
+	/* Count what copies of each typical pod leave unused, not one copy. */
+	KERF_FRAG_MULTI = 1u << 1,
+	/* With MULTI: an idle GPU counts as wholly usable by a fraction. */
+	KERF_FRAG_IDLE_USABLE = 1u << 2,
+	/* With MULTI: CPU does not limit the copies. */
+	KERF_FRAG_NO_CPU = 1u << 3,
+	/* With MULTI: a fraction's copies are not cut to whole multiples. */
+	KERF_FRAG_NO_REM = 1u << 4,
+	/* With MULTI: only typical pods of at most one GPU count. */
+	KERF_FRAG_SMALL_ONLY = 1u << 5,
+	/* With MULTI: only fractions count. */
+	KERF_FRAG_FRACTION_ONLY = 1u << 6,
 };
 
 void kerf_frag_view_of(struct kerf_frag_view *v, const struct kerf_node *n);

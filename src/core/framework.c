@@ -71,16 +71,23 @@ void kerf_policy_release(struct kerf_policy *pol)
 	memset(pol, 0, sizeof(*pol));
 }
 
+static bool slot_is_pure(const struct kerf_policy_slot *slot)
+{
+	if (!(slot->plugin->flags & KERF_PLUGIN_PURE))
+		return false;
+	return !slot->plugin->is_pure || slot->plugin->is_pure(slot->priv);
+}
+
 int kerf_sched_init(struct kerf_sched *s, struct kerf_policy *pol)
 {
 	memset(s, 0, sizeof(*s));
 	s->policy = pol;
 	s->cacheable = true;
 	for (int i = 0; i < pol->nr_filters; i++)
-		if (!(pol->filters[i].plugin->flags & KERF_PLUGIN_PURE))
+		if (!slot_is_pure(&pol->filters[i]))
 			s->cacheable = false;
 	for (int i = 0; i < pol->nr_scorers; i++)
-		if (!(pol->scorers[i].plugin->flags & KERF_PLUGIN_PURE))
+		if (!slot_is_pure(&pol->scorers[i]))
 			s->cacheable = false;
 	kerf_score_cache_init(&s->cache, s->cacheable ? SCHED_CACHE_SHAPES : 0);
 	return 0;

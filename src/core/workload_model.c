@@ -63,7 +63,7 @@ static struct kerf_pod model_key(const struct kerf_workload_model *m,
 		.model_mask = p->model_mask,
 	};
 
-	if (m->dist_flags & KERF_DIST_KEEP_MEM) {
+	if (m->dist_flags & (KERF_DIST_KEEP_MEM | KERF_DIST_MEAN_MEM)) {
 		k.mem_mib = p->mem_mib;
 		k.gpu_mem_mib = p->gpu_mem_mib;
 	}
@@ -79,7 +79,8 @@ static bool same_key(const struct kerf_pod *a, const struct kerf_pod *b)
 }
 
 /* Count k; false when the key is new and there is no room for it. */
-static bool count_key(struct kerf_workload_model *m, const struct kerf_pod *k)
+static bool count_key(struct kerf_workload_model *m, const struct kerf_pod *k,
+		      int64_t w)
 {
 	size_t i = key_hash(k) & (m->nr_slots - 1);
 
@@ -87,7 +88,7 @@ static bool count_key(struct kerf_workload_model *m, const struct kerf_pod *k)
 		struct kerf_dist_entry *e = &m->keys[m->slots[i] - 1];
 
 		if (same_key(&e->pod, k)) {
-			e->weight++;
+			e->weight += w;
 			return true;
 		}
 	}
@@ -103,7 +104,7 @@ static bool count_key(struct kerf_workload_model *m, const struct kerf_pod *k)
 		m->keys = grown;
 		m->alloc_keys = want;
 	}
-	m->keys[m->nr_keys] = (struct kerf_dist_entry){ .pod = *k, .weight = 1 };
+	m->keys[m->nr_keys] = (struct kerf_dist_entry){ .pod = *k, .weight = w };
 	m->slots[i] = (uint32_t)++m->nr_keys;
 	return true;
 }
@@ -123,9 +124,15 @@ bool kerf_workload_model_observe(struct kerf_workload_model *m,
 {
 	struct kerf_pod k = model_key(m, p);
 
+	int64_t w = 1;
+
+	if (m->weigh_gpu == 1)
+		w = KERF_GPU_MILLI + kerf_pod_gpu_milli_total(p);
+	else if (m->weigh_gpu == 2)
+		w = kerf_pod_gpu_milli_total(p) > 100 ? kerf_pod_gpu_milli_total(p) : 100;
 	m->nr_seen++;
-	if (count_key(m, &k))
-		m->weight_sum++;
+	if (count_key(m, &k, w))
+		m->weight_sum += w;
 	if (m->weight_sum >= KERF_DIST_MAX_WEIGHT / 4)
 		fade(m);
 	if (m->nr_seen < m->next_rebuild || m->nr_keys == 0)

@@ -32,6 +32,7 @@ struct kerf_workload_model {
 	int64_t rebuild_max;            /* longest gap between rebuilds */
 	int coverage_pct;
 	unsigned dist_flags;            /* KERF_DIST_* */
+	int weigh_gpu;                  /* 0 count, 1 count x (1 + GPUs), 2 GPUs */
 	struct kerf_pod_dist dist;      /* current typical distribution */
 };
 

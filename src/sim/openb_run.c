@@ -102,6 +102,8 @@ static int run_sequence(struct kerf_sched *s, struct kerf_cluster *c,
 			out->nr_failed++;
 			out->gpu_milli_failed += g;
 			out->failed_by_class[kerf_pod_class(p) + 1]++;
+			if (arrived * 100 <= cap * 100 + cap / 2)
+				out->failed_gpu_milli_100_by_class[kerf_pod_class(p) + 1] += g;
 		}
 		bin = arrived_bin(arrived, cap);
 		if (bin <= KERF_CURVE_MAX_PCT + 1) {
@@ -164,8 +166,12 @@ int kerf_openb_run(const struct kerf_openb *trace,
 	rc = build_requests(trace, &cluster, &reqs, err);
 	if (rc < 0)
 		goto out_cluster;
-	/* FGD is given the typical pods of the original trace, as published. */
-	if (info->needs_dist) {
+	/*
+	 * FGD is given the typical pods of the original trace, as published.
+	 * kerf learns online and ignores them unless asked for the oracle
+	 * ablation (policy option online=0).
+	 */
+	{
 		rc = kerf_pod_dist_typical(&dist, reqs, trace->nr_pods, 95, 0, err);
 		if (rc < 0)
 			goto out_cluster;

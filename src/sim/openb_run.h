@@ -31,6 +31,8 @@ struct kerf_run {
 	int64_t gpu_milli_capacity;
 	int64_t gpu_milli_failed;       /* GPU request of dropped pods */
 	size_t failed_by_class[KERF_POD_CLASSES + 1]; /* [0] CPU-only, [1+k] */
+	/* GPU request dropped before arrivals reached 100 % of capacity. */
+	int64_t failed_gpu_milli_100_by_class[KERF_POD_CLASSES + 1];
 	double curve[KERF_CURVE_MAX_PCT + 1]; /* alloc % by arrived %, NaN = none */
 	double unalloc_pct_100;
 	double alloc_pct_end;           /* allocation at arrived = inflate_pct */
