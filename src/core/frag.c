@@ -257,6 +257,27 @@ static int64_t multi_usable(const struct kerf_pod *m,
 	return copies * m->nr_gpus * m->gpu_milli;
 }
 
+/* GPU milli m could use on v by GPUs alone but not for lack of CPU. */
+static int64_t stranded(const struct kerf_pod *m, const struct kerf_frag_view *v,
+			unsigned flags)
+{
+	int64_t gpu = 0, cap = INT64_MAX, per = m->nr_gpus * m->gpu_milli;
+	int fit = 0;
+
+	for (int g = 0; g < v->nr_gpus; g++)
+		if (v->gpu_free_milli[g] >= m->gpu_milli) {
+			fit++;
+			gpu += v->gpu_free_milli[g];
+		}
+	if (m->nr_gpus > 1 || m->gpu_milli == KERF_GPU_MILLI)
+		gpu = fit / m->nr_gpus * per;
+	if (m->cpu_milli > 0)
+		cap = v->cpu_free_milli / m->cpu_milli * per;
+	if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
+		cap = min64(cap, v->mem_free_mib / m->mem_mib * per);
+	return gpu > cap ? gpu - cap : 0;
+}
+
 int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 			 const struct kerf_frag_view *v, unsigned flags)
 {
@@ -278,6 +299,11 @@ int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 		} else if ((flags & KERF_FRAG_MULTI) && m->nr_gpus > 0) {
 			if (!m->model_mask || (m->model_mask >> v->model & 1))
 				frag = idle - multi_usable(m, v, flags);
+			if ((flags & KERF_FRAG_STRANDED) &&
+			    (!m->model_mask || (m->model_mask >> v->model & 1)))
+				frag = stranded(m, v, flags);
+			else if (flags & KERF_FRAG_STRANDED)
+				frag = 0;
 		} else if (m->nr_gpus > 0 &&
 		    (!m->model_mask || (m->model_mask >> v->model & 1)) &&
 		    v->cpu_free_milli >= m->cpu_milli &&

@@ -92,6 +92,8 @@ enum {
 	KERF_FRAG_SMALL_ONLY = 1u << 5,
 	/* With MULTI: only fractions count. */
 	KERF_FRAG_FRACTION_ONLY = 1u << 6,
+	/* With MULTI: count only GPU capacity that CPU or memory strands. */
+	KERF_FRAG_STRANDED = 1u << 7,
 };
 
 void kerf_frag_view_of(struct kerf_frag_view *v, const struct kerf_node *n);

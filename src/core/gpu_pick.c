@@ -14,7 +14,7 @@ uint16_t kerf_gpus_best_fit(const struct kerf_node *n,
 			    (best < 0 ||
 			     n->gpu_free_milli[g] < n->gpu_free_milli[best]))
 				best = g;
-		return best < 0 ? 0 : (uint16_t)(1u << best);
+		return (uint16_t)(best < 0 ? 0u : 1u << best);
 	}
 	for (int g = 0; g < n->nr_gpus && taken < p->nr_gpus; g++) {
 		if (kerf_gpu_fits(n, g, p)) {

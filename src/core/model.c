@@ -56,9 +56,14 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 {
 	struct kerf_node *n;
 
-	if (cpu_milli < 0 || mem_mib < 0)
+	if (cpu_milli < 0 || cpu_milli > KERF_MAX_CPU_MILLI)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "node '%s': negative cpu or memory", name);
+				    "node '%s': cpu_milli %" PRId64 " is outside 0..%" PRId64,
+				    name, cpu_milli, KERF_MAX_CPU_MILLI);
+	if (mem_mib < 0 || mem_mib > KERF_MAX_MEM_MIB)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': memory_mib %" PRId64 " is outside 0..%" PRId64,
+				    name, mem_mib, KERF_MAX_MEM_MIB);
 	if (nr_gpus < 0 || nr_gpus > KERF_NODE_MAX_GPUS)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': gpu count %d is outside 0..%d",
@@ -125,14 +130,14 @@ int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 
 int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err)
 {
-	if (p->cpu_milli < 0)
+	if (p->cpu_milli < 0 || p->cpu_milli > KERF_MAX_CPU_MILLI)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "cpu_milli %" PRId64 ": must not be negative",
-				    p->cpu_milli);
-	if (p->mem_mib < 0)
+				    "cpu_milli %" PRId64 ": must be 0..%" PRId64,
+				    p->cpu_milli, KERF_MAX_CPU_MILLI);
+	if (p->mem_mib < 0 || p->mem_mib > KERF_MAX_MEM_MIB)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "memory_mib %" PRId64 ": must not be negative",
-				    p->mem_mib);
+				    "memory_mib %" PRId64 ": must be 0..%" PRId64,
+				    p->mem_mib, KERF_MAX_MEM_MIB);
 	if (p->nr_gpus > KERF_NODE_MAX_GPUS)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "num_gpu %u: more than %d GPUs on one node",

@@ -30,6 +30,14 @@ enum {
 	KERF_POD_CLASSES = KERF_NODE_MAX_GPUS + 1, /* 0 = fraction, k = k GPUs */
 };
 
+/*
+ * Bounds on capacities and requests: far beyond any real node (2 million
+ * cores, an exbibyte), small enough that products of two of them fit in an
+ * int64_t, so scores never overflow.
+ */
+#define KERF_MAX_CPU_MILLI ((int64_t)1 << 31)
+#define KERF_MAX_MEM_MIB ((int64_t)1 << 40)
+
 struct kerf_gpu_model {
 	char name[KERF_MODEL_NAME_MAX];
 	int32_t mem_mib;            /* memory of one GPU; 0 = not tracked */

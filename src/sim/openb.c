@@ -12,8 +12,8 @@ enum {
 	OPENB_NAME_MAX = 253,             /* a Kubernetes object name */
 };
 
-#define OPENB_MAX_CPU_MILLI ((int64_t)1 << 40)
-#define OPENB_MAX_MEM_MIB ((int64_t)1 << 40)
+#define OPENB_MAX_CPU_MILLI KERF_MAX_CPU_MILLI
+#define OPENB_MAX_MEM_MIB KERF_MAX_MEM_MIB
 
 void kerf_openb_init(struct kerf_openb *o)
 {

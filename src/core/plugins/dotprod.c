@@ -25,8 +25,12 @@ static int32_t dotprod_score(void *priv, const struct kerf_cluster *c,
 	(void)priv;
 	(void)c;
 	(void)gpus;
-	/* 100 * (1 - num / den), floored */
-	return (int32_t)(100 - (100 * num + den - 1) / den);
+	/*
+	 * 100 * (1 - num / den), floored: 100 - ceil(100 num / den), split
+	 * as 100 q + ceil(100 r / den) so that 100 * num cannot overflow
+	 * (num < 2^63 by the model's capacity bounds).
+	 */
+	return (int32_t)(100 - 100 * (num / den) - (100 * (num % den) + den - 1) / den);
 }
 
 const struct kerf_plugin kerf_plugin_dotprod = {

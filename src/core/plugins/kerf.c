@@ -25,6 +25,7 @@ struct kerf_opts {
 	int multi;      /* multi-copy fragment measure */
 	int gw;         /* weigh typical pods by GPU request */
 	int mw;         /* weight of the multi-copy term, percent */
+	int scarce;     /* weigh typical pods by how few nodes can host them */
 };
 
 struct kerf_priv {
@@ -32,6 +33,7 @@ struct kerf_priv {
 	struct kerf_workload_model model;
 	const struct kerf_pod_dist *given;
 	int32_t gaps[KERF_GPU_MILLI + 1];   /* GPUs by free milli */
+	const struct kerf_cluster *cluster;
 };
 
 static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
@@ -79,6 +81,8 @@ static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 			o->gw = (int)v;
 		else if (!strcmp(key, "mw"))
 			o->mw = (int)v;
+		else if (!strcmp(key, "scarce"))
+			o->scarce = (int)v;
 		else
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "kerf option '%s': unknown or out of range", key);
@@ -113,6 +117,7 @@ static int kerf_create(void **priv, const struct kerf_policy_args *args,
 		return kerf_err_set(err, rc, "kerf: %s", kerf_strerror(rc));
 	}
 	k->model.weigh_gpu = k->o.gw;
+	k->cluster = args->cluster;
 	for (size_t i = 0; i < args->cluster->nr_nodes; i++) {
 		const struct kerf_node *n = &args->cluster->nodes[i];
 
@@ -165,14 +170,48 @@ static void kerf_destroy(void *priv)
 	free(k);
 }
 
+/* Could an empty n host m? */
+static bool can_host(const struct kerf_node *n, const struct kerf_pod *m)
+{
+	if (m->nr_gpus > 0 &&
+	    (n->nr_gpus < m->nr_gpus ||
+	     (m->model_mask && !(m->model_mask >> n->model & 1))))
+		return false;
+	return n->cpu_milli >= m->cpu_milli && n->mem_mib >= m->mem_mib;
+}
+
+/* Scale each typical pod by (nodes / nodes that could host it). */
+static void weigh_scarcity(struct kerf_priv *k)
+{
+	const struct kerf_cluster *c = k->cluster;
+	struct kerf_pod_dist *d = &k->model.dist;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		int64_t hosts = 0, nodes = (int64_t)c->nr_nodes;
+
+		for (size_t j = 0; j < c->nr_nodes; j++)
+			hosts += can_host(&c->nodes[j], &d->entries[i].pod);
+		if (hosts == 0)
+			hosts = 1;
+		if (k->o.scarce == 1)
+			d->entries[i].weight = d->entries[i].weight * nodes / hosts;
+		else
+			d->entries[i].weight = d->entries[i].weight *
+					       (nodes + hosts) / (2 * hosts);
+	}
+}
+
 static bool kerf_observe(void *priv, const struct kerf_pod *p)
 {
 	struct kerf_priv *k = priv;
+	bool rebuilt;
 
 	if (!k->o.online)
 		return false;
-	return kerf_workload_model_observe(&k->model, p) ||
-	       k->model.nr_seen == k->o.warm;
+	rebuilt = kerf_workload_model_observe(&k->model, p);
+	if (rebuilt && k->o.scarce)
+		weigh_scarcity(k);
+	return rebuilt || k->model.nr_seen == k->o.warm;
 }
 
 /* The fragment measure: FGD's, the multi-copy one, or their sum. */
@@ -199,6 +238,11 @@ static int64_t frag_of(const struct kerf_priv *k, const struct kerf_pod_dist *d,
 					      (k->o.multi == 7 ? KERF_FRAG_FRACTION_ONLY
 							       : KERF_FRAG_SMALL_ONLY)) *
 			       k->o.mw / 100;
+	if (k->o.multi == 9)
+		return kerf_frag_amount(d, v, base) +
+		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
+					      KERF_FRAG_STRANDED) *
+			       k->o.mw / 100;
 	if (k->o.multi == 3)
 		return kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
 					      KERF_FRAG_IDLE_USABLE);
@@ -207,6 +251,22 @@ static int64_t frag_of(const struct kerf_priv *k, const struct kerf_pod_dist *d,
 		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
 					      KERF_FRAG_IDLE_USABLE);
 	return kerf_frag_amount(d, v, base | (k->o.multi ? KERF_FRAG_MULTI : 0));
+}
+
+static int64_t strand_of(const struct kerf_priv *k, const struct kerf_pod_dist *d,
+			 const struct kerf_frag_view *v)
+{
+	unsigned base = k->o.mem ? KERF_FRAG_MEM : 0;
+
+	return kerf_frag_amount(d, v, base | KERF_FRAG_MULTI | KERF_FRAG_STRANDED);
+}
+
+/* Secondary key: less stranding is better, 0..65535. */
+static int32_t strand_key(const struct kerf_pod_dist *d, int64_t delta)
+{
+	int64_t v = 32768 + delta / d->total_weight;
+
+	return (int32_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
 }
 
 static int32_t gain(const struct kerf_priv *k, const struct kerf_pod_dist *d,
@@ -231,19 +291,23 @@ static int32_t frag_score(void *priv, const struct kerf_cluster *c,
 	const struct kerf_pod_dist *d = k->o.online ? &k->model.dist : k->given;
 	struct kerf_frag_view v, after;
 	int32_t best = INT32_MIN;
-	int64_t f0;
+	int64_t f0, s0;
 
 	(void)c;
 	if (d->nr == 0 || (k->o.online && k->model.nr_seen < k->o.warm))
 		return 0;
 	kerf_frag_view_of(&v, n);
 	f0 = frag_of(k, d, &v);
+	s0 = k->o.multi == 10 ? strand_of(k, d, &v) : 0;
 	if (!kerf_pod_is_fraction(p)) {
 		uint16_t mask = kerf_gpus_best_fit(n, p);
 
 		after = v;
 		kerf_frag_view_sub(&after, p, mask);
 		*gpus = mask;
+		if (k->o.multi == 10)
+			return gain(k, d, f0 - frag_of(k, d, &after)) * 65536 +
+			       strand_key(d, s0 - strand_of(k, d, &after));
 		return gain(k, d, f0 - frag_of(k, d, &after));
 	}
 	for (int g = 0; g < n->nr_gpus; g++) {
@@ -260,6 +324,8 @@ static int32_t frag_score(void *priv, const struct kerf_cluster *c,
 		after = v;
 		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
 		s = gain(k, d, f0 - frag_of(k, d, &after));
+		if (k->o.multi == 10)
+			s = s * 65536 + strand_key(d, s0 - strand_of(k, d, &after));
 		if (k->o.ss) {
 			int64_t ssd = ss_delta(k, n->gpu_free_milli[g], p->gpu_milli);
 
@@ -289,6 +355,16 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 		sec = (128000 - (n->cpu_free_milli - p->cpu_milli)) / 4;
 	else if (k->o.tie == 3)
 		sec = 16 - n->nr_gpus_idle;
+	else if (k->o.tie == 5 || k->o.tie == 6) {
+		const struct kerf_pod_dist *d = &k->model.dist;
+		int64_t cap = 0;
+
+		for (size_t i = 0; i < d->nr; i++)
+			if (can_host(n, &d->entries[i].pod))
+				cap += d->entries[i].weight *
+				       (k->o.tie == 5 ? kerf_pod_gpu_milli_total(&d->entries[i].pod) : 1000);
+		sec = d->total_weight ? 65535 - cap * 8 / d->total_weight : 0;
+	}
 	if (sec < 0)
 		sec = 0;
 	if (sec > 65535)
