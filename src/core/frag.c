@@ -1,5 +1,6 @@
 #include "core/frag.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,9 +48,9 @@ void kerf_pod_dist_release(struct kerf_pod_dist *d)
 	kerf_pod_dist_init(d);
 }
 
-static int pod_key_cmp(const struct kerf_pod *a, const struct kerf_pod *b)
+/* FGD's key order: larger first, field by field. */
+static int key_cmp(const struct kerf_pod *a, const struct kerf_pod *b)
 {
-	/* Larger first, field by field: FGD's tie order. */
 	if (a->cpu_milli != b->cpu_milli)
 		return a->cpu_milli > b->cpu_milli ? -1 : 1;
 	if (a->gpu_milli != b->gpu_milli)
@@ -58,54 +59,30 @@ static int pod_key_cmp(const struct kerf_pod *a, const struct kerf_pod *b)
 		return a->nr_gpus > b->nr_gpus ? -1 : 1;
 	if (a->model_mask != b->model_mask)
 		return a->model_mask > b->model_mask ? -1 : 1;
-	if (a->mem_mib != b->mem_mib)
-		return a->mem_mib > b->mem_mib ? -1 : 1;
-	if (a->gpu_mem_mib != b->gpu_mem_mib)
-		return a->gpu_mem_mib > b->gpu_mem_mib ? -1 : 1;
 	return 0;
 }
 
-static int entry_by_key(const void *pa, const void *pb)
-{
-	const struct kerf_dist_entry *a = pa, *b = pb;
+/* A key with the sums its mean memory is computed from. */
+struct dist_acc {
+	struct kerf_dist_entry e;
+	__int128 mem_sum;        /* sum of weight * mem_mib */
+	__int128 gpu_mem_sum;    /* sum of weight * gpu_mem_mib */
+};
 
-	return pod_key_cmp(&a->pod, &b->pod);
+static int acc_by_key(const void *pa, const void *pb)
+{
+	const struct dist_acc *a = pa, *b = pb;
+
+	return key_cmp(&a->e.pod, &b->e.pod);
 }
 
-/* Key order; memory only counts when it is part of the key. */
-static int pod_key_cmp_nomem(const struct kerf_pod *a, const struct kerf_pod *b,
-			     unsigned flags)
+static int acc_by_weight(const void *pa, const void *pb)
 {
-	struct kerf_pod x = *a, y = *b;
+	const struct dist_acc *a = pa, *b = pb;
 
-	if (flags & KERF_DIST_MEAN_MEM)
-		x.mem_mib = y.mem_mib = 0;
-	return pod_key_cmp(&x, &y);
-}
-
-static int entry_by_weight(const void *pa, const void *pb)
-{
-	const struct kerf_dist_entry *a = pa, *b = pb;
-
-	if (a->weight != b->weight)
-		return a->weight > b->weight ? -1 : 1;
-	return pod_key_cmp(&a->pod, &b->pod);
-}
-
-static struct kerf_pod dist_key(const struct kerf_pod *p, unsigned flags)
-{
-	struct kerf_pod k = {
-		.cpu_milli = p->cpu_milli,
-		.gpu_milli = p->gpu_milli,
-		.nr_gpus = p->nr_gpus,
-		.model_mask = p->model_mask,
-	};
-
-	if (flags & (KERF_DIST_KEEP_MEM | KERF_DIST_MEAN_MEM)) {
-		k.mem_mib = p->mem_mib;
-		k.gpu_mem_mib = p->gpu_mem_mib;
-	}
-	return k;
+	if (a->e.weight != b->e.weight)
+		return a->e.weight > b->e.weight ? -1 : 1;
+	return key_cmp(&a->e.pod, &b->e.pod);
 }
 
 int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
@@ -113,7 +90,8 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 				   size_t nr_entries, int coverage_pct,
 				   unsigned flags, struct kerf_err *err)
 {
-	struct kerf_dist_entry *e;
+	struct kerf_dist_entry *out;
+	struct dist_acc *a;
 	size_t nr = 0, keep = 0;
 	int64_t covered = 0, total = 0;
 
@@ -127,35 +105,53 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 					    "typical pods: weights must be positive and sum below 2^30");
 		total += entries[i].weight;
 	}
-	e = calloc(nr_entries ? nr_entries : 1, sizeof(*e));
-	if (!e)
+	a = calloc(nr_entries ? nr_entries : 1, sizeof(*a));
+	if (!a)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nr_entries; i++) {
-		e[i].pod = dist_key(&entries[i].pod, flags);
-		e[i].weight = entries[i].weight;
-		if (flags & KERF_DIST_MEAN_MEM)
-			e[i].pod.mem_mib = entries[i].pod.mem_mib * entries[i].weight;
+		const struct kerf_pod *p = &entries[i].pod;
+
+		a[i].e.pod = (struct kerf_pod){
+			.cpu_milli = p->cpu_milli,
+			.gpu_milli = p->gpu_milli,
+			.nr_gpus = p->nr_gpus,
+			.model_mask = p->model_mask,
+		};
+		a[i].e.weight = entries[i].weight;
+		a[i].mem_sum = (__int128)p->mem_mib * entries[i].weight;
+		a[i].gpu_mem_sum = (__int128)p->gpu_mem_mib * entries[i].weight;
 	}
-	/* Equal keys end up adjacent even with memory in the sort key. */
-	qsort(e, nr_entries, sizeof(*e), entry_by_key);
+	qsort(a, nr_entries, sizeof(*a), acc_by_key);
 	for (size_t i = 0; i < nr_entries; i++) {
-		if (nr > 0 && pod_key_cmp_nomem(&e[nr - 1].pod, &e[i].pod, flags) == 0) {
-			e[nr - 1].weight += e[i].weight;
-			e[nr - 1].pod.mem_mib += e[i].pod.mem_mib;
+		if (nr > 0 && key_cmp(&a[nr - 1].e.pod, &a[i].e.pod) == 0) {
+			a[nr - 1].e.weight += a[i].e.weight;
+			a[nr - 1].mem_sum += a[i].mem_sum;
+			a[nr - 1].gpu_mem_sum += a[i].gpu_mem_sum;
 		} else {
-			e[nr++] = e[i];
+			a[nr++] = a[i];
 		}
 	}
-	if (flags & KERF_DIST_MEAN_MEM)
-		for (size_t i = 0; i < nr; i++)
-			e[i].pod.mem_mib /= e[i].weight;
-	qsort(e, nr, sizeof(*e), entry_by_weight);
+	qsort(a, nr, sizeof(*a), acc_by_weight);
 	while (keep < nr && covered * 100 < total * coverage_pct)
-		covered += e[keep++].weight;
+		covered += a[keep++].e.weight;
+	out = calloc(keep ? keep : 1, sizeof(*out));
+	if (!out) {
+		free(a);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < keep; i++) {
+		out[i] = a[i].e;
+		if (flags & KERF_DIST_MEAN_MEM) {
+			out[i].pod.mem_mib = (int64_t)(a[i].mem_sum / a[i].e.weight);
+			out[i].pod.gpu_mem_mib =
+				(int32_t)(a[i].gpu_mem_sum / a[i].e.weight);
+		}
+	}
+	free(a);
 	kerf_pod_dist_release(d);
-	d->entries = e;
+	d->entries = out;
 	d->nr = keep;
-	d->alloc = nr_entries;
+	d->alloc = keep;
 	d->total_weight = covered;
 	return 0;
 }
@@ -203,126 +199,145 @@ void kerf_frag_view_sub(struct kerf_frag_view *v, const struct kerf_pod *p,
 				(int16_t)(v->gpu_free_milli[g] - p->gpu_milli);
 }
 
-static int64_t min64(int64_t a, int64_t b)
+static bool model_allows(const struct kerf_pod *m,
+			 const struct kerf_frag_view *v)
 {
-	return a < b ? a : b;
-}
-
-/* GPU milli that copies of m alone could still use on v. */
-static int64_t multi_usable(const struct kerf_pod *m,
-			    const struct kerf_frag_view *v, unsigned flags)
-{
-	int64_t copies = 0;
-
-	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI &&
-	    (flags & KERF_FRAG_IDLE_USABLE)) {
-		int64_t gpu = 0, cpu_cap = INT64_MAX, mem_cap = INT64_MAX;
-
-		for (int g = 0; g < v->nr_gpus; g++) {
-			int f = v->gpu_free_milli[g];
-
-			gpu += f == KERF_GPU_MILLI ? f : f / m->gpu_milli * m->gpu_milli;
-		}
-		if (m->cpu_milli > 0)
-			cpu_cap = v->cpu_free_milli / m->cpu_milli * m->gpu_milli;
-		if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
-			mem_cap = v->mem_free_mib / m->mem_mib * m->gpu_milli;
-		return min64(gpu, min64(cpu_cap, mem_cap));
-	}
-	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI &&
-	    (flags & KERF_FRAG_NO_REM)) {
-		int64_t gpu = 0, cpu_cap = INT64_MAX;
-
-		for (int g = 0; g < v->nr_gpus; g++)
-			if (v->gpu_free_milli[g] >= m->gpu_milli)
-				gpu += v->gpu_free_milli[g];
-		if (m->cpu_milli > 0 && !(flags & KERF_FRAG_NO_CPU))
-			cpu_cap = v->cpu_free_milli / m->cpu_milli * m->gpu_milli;
-		return min64(gpu, cpu_cap);
-	}
-	if (m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI) {
-		for (int g = 0; g < v->nr_gpus; g++)
-			copies += v->gpu_free_milli[g] / m->gpu_milli;
-	} else {
-		int idle = 0;
-
-		for (int g = 0; g < v->nr_gpus; g++)
-			idle += v->gpu_free_milli[g] >= m->gpu_milli;
-		copies = idle / m->nr_gpus;
-	}
-	if (m->cpu_milli > 0 && !(flags & KERF_FRAG_NO_CPU))
-		copies = min64(copies, v->cpu_free_milli / m->cpu_milli);
-	if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
-		copies = min64(copies, v->mem_free_mib / m->mem_mib);
-	return copies * m->nr_gpus * m->gpu_milli;
-}
-
-/* GPU milli m could use on v by GPUs alone but not for lack of CPU. */
-static int64_t stranded(const struct kerf_pod *m, const struct kerf_frag_view *v,
-			unsigned flags)
-{
-	int64_t gpu = 0, cap = INT64_MAX, per = m->nr_gpus * m->gpu_milli;
-	int fit = 0;
-
-	for (int g = 0; g < v->nr_gpus; g++)
-		if (v->gpu_free_milli[g] >= m->gpu_milli) {
-			fit++;
-			gpu += v->gpu_free_milli[g];
-		}
-	if (m->nr_gpus > 1 || m->gpu_milli == KERF_GPU_MILLI)
-		gpu = fit / m->nr_gpus * per;
-	if (m->cpu_milli > 0)
-		cap = v->cpu_free_milli / m->cpu_milli * per;
-	if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0)
-		cap = min64(cap, v->mem_free_mib / m->mem_mib * per);
-	return gpu > cap ? gpu - cap : 0;
+	return !m->model_mask || (m->model_mask >> v->model & 1);
 }
 
 int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 			 const struct kerf_frag_view *v, unsigned flags)
 {
-	int64_t idle = 0, sum = 0;
+	int64_t f;
 
-	for (int g = 0; g < v->nr_gpus; g++)
-		idle += v->gpu_free_milli[g];
-	if (idle == 0)
-		return 0;
+	kerf_frag_measures(d, v, flags, &f, NULL);
+	return f;
+}
+
+/* Free GPU milli sorted from most to least free, with prefix sums. */
+struct sorted_gpus {
+	int nr;
+	int32_t free_milli[KERF_NODE_MAX_GPUS];
+	int64_t prefix[KERF_NODE_MAX_GPUS + 1]; /* prefix[i]: sum of first i */
+};
+
+static void sort_gpus(struct sorted_gpus *s, const struct kerf_frag_view *v)
+{
+	s->nr = v->nr_gpus;
+	for (int g = 0; g < v->nr_gpus; g++) {
+		int32_t x = v->gpu_free_milli[g];
+		int i = g;
+
+		for (; i > 0 && s->free_milli[i - 1] < x; i--)
+			s->free_milli[i] = s->free_milli[i - 1];
+		s->free_milli[i] = x;
+	}
+	s->prefix[0] = 0;
+	for (int i = 0; i < s->nr; i++)
+		s->prefix[i + 1] = s->prefix[i] + s->free_milli[i];
+}
+
+/*
+ * GPU milli that a stream of pods like m alone could still use: the GPUs
+ * with room for m (whole multiples of m's GPU count for whole-GPU pods), but
+ * no more than the copies of m the free CPU (and memory) leave room for.
+ * fit and fit_milli: how many GPUs have room for m, and their free sum.
+ */
+static int64_t capacity_usable(const struct kerf_pod *m,
+			       const struct kerf_frag_view *v, int fit,
+			       int64_t fit_milli, unsigned flags)
+{
+	int64_t per = (int64_t)m->nr_gpus * m->gpu_milli, gpu, copies;
+
+	if (m->gpu_milli == KERF_GPU_MILLI) {
+		copies = m->nr_gpus == 1 ? fit : fit / m->nr_gpus;
+		gpu = copies * per;
+	} else {
+		gpu = fit_milli;
+		copies = (gpu + per - 1) / per;
+	}
+	/* Copies beyond what CPU or memory allow cannot be placed. */
+	if (m->cpu_milli > 0 && v->cpu_free_milli < copies * m->cpu_milli)
+		copies = v->cpu_free_milli / m->cpu_milli;
+	if ((flags & KERF_FRAG_MEM) && m->mem_mib > 0 &&
+	    v->mem_free_mib < copies * m->mem_mib)
+		copies = v->mem_free_mib / m->mem_mib;
+	return copies * per < gpu ? copies * per : gpu;
+}
+
+void kerf_frag_measures(const struct kerf_pod_dist *d,
+			const struct kerf_frag_view *v, unsigned flags,
+			int64_t *f_out, int64_t *c_out)
+{
+	struct sorted_gpus s;
+	int64_t idle, f = 0, c = 0;
+
+	sort_gpus(&s, v);
+	idle = s.prefix[s.nr];
+	if (idle == 0) {
+		*f_out = 0;
+		if (c_out)
+			*c_out = 0;
+		return;
+	}
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct kerf_pod *m = &d->entries[i].pod;
-		int64_t frag = idle;
+		int64_t w = d->entries[i].weight, frag = idle, cfrag = idle;
+		int fit = 0;
 
-		if ((flags & KERF_FRAG_MULTI) &&
-		    (((flags & KERF_FRAG_SMALL_ONLY) && m->nr_gpus != 1) ||
-		     ((flags & KERF_FRAG_FRACTION_ONLY) &&
-		      !(m->nr_gpus == 1 && m->gpu_milli < KERF_GPU_MILLI)))) {
-			frag = 0;
-		} else if ((flags & KERF_FRAG_MULTI) && m->nr_gpus > 0) {
-			if (!m->model_mask || (m->model_mask >> v->model & 1))
-				frag = idle - multi_usable(m, v, flags);
-			if ((flags & KERF_FRAG_STRANDED) &&
-			    (!m->model_mask || (m->model_mask >> v->model & 1)))
-				frag = stranded(m, v, flags);
-			else if (flags & KERF_FRAG_STRANDED)
-				frag = 0;
-		} else if (m->nr_gpus > 0 &&
-		    (!m->model_mask || (m->model_mask >> v->model & 1)) &&
-		    v->cpu_free_milli >= m->cpu_milli &&
-		    (!(flags & KERF_FRAG_MEM) || v->mem_free_mib >= m->mem_mib)) {
-			int fit = 0;
-			int64_t small = 0;
-
-			for (int g = 0; g < v->nr_gpus; g++) {
-				if (v->gpu_free_milli[g] >= m->gpu_milli)
-					fit++;
-				else
-					small += v->gpu_free_milli[g];
-			}
-			if (fit >= m->nr_gpus)
-				frag = small;
+		if (m->nr_gpus > 0 && model_allows(m, v)) {
+			while (fit < s.nr && s.free_milli[fit] >= m->gpu_milli)
+				fit++;
+			if (fit >= m->nr_gpus && v->cpu_free_milli >= m->cpu_milli &&
+			    (!(flags & KERF_FRAG_MEM) || v->mem_free_mib >= m->mem_mib))
+				frag = idle - s.prefix[fit];
+			if (c_out)
+				cfrag = idle - capacity_usable(m, v, fit,
+							       s.prefix[fit], flags);
 		}
-		sum += d->entries[i].weight * frag;
+		f += w * frag;
+		c += w * cfrag;
 	}
-	return sum;
+	*f_out = f;
+	if (c_out)
+		*c_out = c;
+}
+
+int64_t kerf_frag_capacity(const struct kerf_pod_dist *d,
+			   const struct kerf_frag_view *v, unsigned flags)
+{
+	int64_t f, c;
+
+	kerf_frag_measures(d, v, flags, &f, &c);
+	return c;
+}
+
+int64_t kerf_pod_dist_distance(const struct kerf_pod_dist *a,
+			       const struct kerf_pod_dist *b)
+{
+	int64_t wa = a->total_weight, wb = b->total_weight, sum = 0;
+
+	if (wa <= 0 || wb <= 0)
+		return wa == wb ? 0 : 1000;
+	/* sum over keys of |pa - pb|, scaled by wa * wb to stay integer */
+	for (size_t i = 0; i < a->nr; i++) {
+		int64_t xb = 0;
+
+		for (size_t j = 0; j < b->nr; j++)
+			if (key_cmp(&a->entries[i].pod, &b->entries[j].pod) == 0)
+				xb = b->entries[j].weight;
+		sum += llabs(a->entries[i].weight * wb - xb * wa);
+	}
+	for (size_t j = 0; j < b->nr; j++) {
+		bool in_a = false;
+
+		for (size_t i = 0; i < a->nr && !in_a; i++)
+			in_a = key_cmp(&a->entries[i].pod, &b->entries[j].pod) == 0;
+		if (!in_a)
+			sum += b->entries[j].weight * wa;
+	}
+	/* total variation = half the L1 distance, in per mille */
+	return (int64_t)((__int128)sum * 500 / ((__int128)wa * wb));
 }
 
 int kerf_fgd_score(int64_t delta_weighted, int64_t total_weight)

@@ -13,8 +13,8 @@
  *
  * F is kept multiplied by the total weight so all arithmetic stays integer.
  * kerf_fgd_score turns a decrease of F into FGD's 0..100 score:
- * floor(100 * sigmoid(dF / 1000)), decided exactly against a fixed-point
- * threshold table instead of a floating exp().
+ * floor(100 * sigmoid(dF / 1000)), decided in integers against a
+ * fixed-point threshold table instead of a floating exp().
  */
 #ifndef KERF_CORE_FRAG_H
 #define KERF_CORE_FRAG_H
@@ -26,7 +26,7 @@
 #include "core/model.h"
 
 struct kerf_dist_entry {
-	struct kerf_pod pod;   /* typical request; mem_mib 0 unless kept */
+	struct kerf_pod pod;   /* typical request; memory 0 unless MEAN_MEM */
 	int64_t weight;        /* > 0 */
 };
 
@@ -38,10 +38,11 @@ struct kerf_pod_dist {
 };
 
 enum {
-	/* Keep memory in the key (FGD's key is cpu, gpu, count, model). */
-	KERF_DIST_KEEP_MEM = 1u << 0,
-	/* Key without memory, but record the mean memory of each key. */
-	KERF_DIST_MEAN_MEM = 1u << 1,
+	/*
+	 * Record the weighted mean memory of each key (the key itself stays
+	 * cpu, gpu_milli, nr_gpus, model mask, as FGD's).
+	 */
+	KERF_DIST_MEAN_MEM = 1u << 0,
 };
 
 /* Bound on total_weight so that scaled comparisons fit in int64. */
@@ -51,9 +52,11 @@ void kerf_pod_dist_init(struct kerf_pod_dist *d);
 void kerf_pod_dist_release(struct kerf_pod_dist *d);
 
 /*
- * FGD's "typical pods": group pods by key, sort by count (ties by larger
- * cpu, gpu_milli, nr_gpus, model mask), take keys until coverage_pct percent
- * of the pods are covered.  Replaces d's contents.
+ * FGD's "typical pods": group pods by key (cpu, gpu_milli, nr_gpus, model
+ * mask), sort by count (ties by larger cpu, gpu_milli, nr_gpus, model mask),
+ * take keys until coverage_pct percent of the pods are covered.  With
+ * KERF_DIST_MEAN_MEM each key carries the mean memory of its pods, else 0.
+ * Replaces d's contents.
  */
 int kerf_pod_dist_typical(struct kerf_pod_dist *d, const struct kerf_pod *pods,
 			  size_t nr_pods, int coverage_pct, unsigned flags,
@@ -80,20 +83,6 @@ struct kerf_frag_view {
 enum {
 	/* A typical pod that lacks memory cannot use the node either. */
 	KERF_FRAG_MEM = 1u << 0,
-	/* Count what copies of each typical pod leave unused, not one copy. */
-	KERF_FRAG_MULTI = 1u << 1,
-	/* With MULTI: an idle GPU counts as wholly usable by a fraction. */
-	KERF_FRAG_IDLE_USABLE = 1u << 2,
-	/* With MULTI: CPU does not limit the copies. */
-	KERF_FRAG_NO_CPU = 1u << 3,
-	/* With MULTI: a fraction's copies are not cut to whole multiples. */
-	KERF_FRAG_NO_REM = 1u << 4,
-	/* With MULTI: only typical pods of at most one GPU count. */
-	KERF_FRAG_SMALL_ONLY = 1u << 5,
-	/* With MULTI: only fractions count. */
-	KERF_FRAG_FRACTION_ONLY = 1u << 6,
-	/* With MULTI: count only GPU capacity that CPU or memory strands. */
-	KERF_FRAG_STRANDED = 1u << 7,
 };
 
 void kerf_frag_view_of(struct kerf_frag_view *v, const struct kerf_node *n);
@@ -106,7 +95,36 @@ void kerf_frag_view_sub(struct kerf_frag_view *v, const struct kerf_pod *p,
 int64_t kerf_frag_amount(const struct kerf_pod_dist *d,
 			 const struct kerf_frag_view *v, unsigned flags);
 
-/* floor(100 * sigmoid(delta / total / 1000)), as FGD scores a placement. */
+/*
+ * The capacity-bounded fragment amount (kerf's second measure):
+ *
+ *   C(n) = sum_m w_m * (idle(n) - usable_m(n))
+ *
+ * usable_m(n) is the GPU capacity a stream of pods like m alone could still
+ * use on n: the GPUs with room for m (for whole-GPU pods, whole multiples of
+ * m's GPU count), but no more than n's free CPU (and, with KERF_FRAG_MEM,
+ * memory) leaves room for.  Where F asks "can one more m fit", C asks "how
+ * much of the idle GPU can m-pods still reach", so it sees the GPUs that
+ * CPU or memory will strand before the last one is gone.  Times total weight.
+ */
+int64_t kerf_frag_capacity(const struct kerf_pod_dist *d,
+			   const struct kerf_frag_view *v, unsigned flags);
+
+/* F and C together, in one pass (c_out may be NULL). */
+void kerf_frag_measures(const struct kerf_pod_dist *d,
+			const struct kerf_frag_view *v, unsigned flags,
+			int64_t *f_out, int64_t *c_out);
+
+/* Total variation distance of two distributions over keys, per mille. */
+int64_t kerf_pod_dist_distance(const struct kerf_pod_dist *a,
+			       const struct kerf_pod_dist *b);
+
+/*
+ * floor(100 * sigmoid(delta / total / 1000)), as FGD scores a placement,
+ * decided against a table of thresholds in 1/65536 milli-GPU (rounded to
+ * nearest) instead of a floating exp(): it can differ from libm by one point
+ * only when dF lies within 2^-16 milli-GPU of a score boundary.
+ */
 int kerf_fgd_score(int64_t delta_weighted, int64_t total_weight);
 
 #endif /* KERF_CORE_FRAG_H */

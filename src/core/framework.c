@@ -73,9 +73,7 @@ void kerf_policy_release(struct kerf_policy *pol)
 
 static bool slot_is_pure(const struct kerf_policy_slot *slot)
 {
-	if (!(slot->plugin->flags & KERF_PLUGIN_PURE))
-		return false;
-	return !slot->plugin->is_pure || slot->plugin->is_pure(slot->priv);
+	return slot->plugin->flags & KERF_PLUGIN_PURE;
 }
 
 int kerf_sched_init(struct kerf_sched *s, struct kerf_policy *pol)

@@ -43,8 +43,6 @@ struct kerf_plugin {
 	int (*create)(void **priv, const struct kerf_policy_args *args,
 		      struct kerf_err *err);
 	void (*destroy)(void *priv);
-	/* With KERF_PLUGIN_PURE: false when this configuration is not pure. */
-	bool (*is_pure)(const void *priv);
 	/* A pod arrived (before it is placed); true = earlier scores stale. */
 	bool (*observe)(void *priv, const struct kerf_pod *p);
 	/* KERF_FIT or a status with the reason (st may be NULL). */

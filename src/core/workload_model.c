@@ -3,15 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct kerf_workload_key {
+	struct kerf_pod key;     /* memory fields 0 */
+	int64_t weight;
+	__int128 mem_sum;        /* sum of mem_mib over the counted pods */
+	__int128 gpu_mem_sum;
+};
+
 int kerf_workload_model_init(struct kerf_workload_model *m, int coverage_pct,
-			     unsigned dist_flags, int64_t rebuild_max,
+			     int64_t rebuild_max, int64_t adopt_permille,
 			     size_t max_keys)
 {
 	size_t slots = 64;
 
 	memset(m, 0, sizeof(*m));
+	kerf_pod_dist_init(&m->dist);
 	if (coverage_pct < 1 || coverage_pct > 100 || rebuild_max < 1 ||
-	    max_keys < 1 || max_keys > (1u << 24))
+	    adopt_permille < 0 || adopt_permille > 1000 || max_keys < 1 ||
+	    max_keys > (1u << 24))
 		return -KERF_EINVAL;
 	while (slots < max_keys * 2)
 		slots *= 2;
@@ -21,10 +30,9 @@ int kerf_workload_model_init(struct kerf_workload_model *m, int coverage_pct,
 	m->nr_slots = slots;
 	m->max_keys = max_keys;
 	m->coverage_pct = coverage_pct;
-	m->dist_flags = dist_flags;
 	m->rebuild_max = rebuild_max;
+	m->adopt_permille = adopt_permille;
 	m->next_rebuild = 1;
-	kerf_pod_dist_init(&m->dist);
 	return 0;
 }
 
@@ -40,9 +48,8 @@ static uint64_t key_hash(const struct kerf_pod *k)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	const uint64_t v[] = {
-		(uint64_t)k->cpu_milli,  (uint64_t)k->mem_mib,
-		(uint64_t)k->gpu_milli,  (uint64_t)(uint32_t)k->gpu_mem_mib,
-		(uint64_t)k->nr_gpus,    k->model_mask,
+		(uint64_t)k->cpu_milli, (uint64_t)(uint32_t)k->gpu_milli,
+		(uint64_t)k->nr_gpus, k->model_mask,
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -53,7 +60,90 @@ static uint64_t key_hash(const struct kerf_pod *k)
 	return h;
 }
 
-static struct kerf_pod model_key(const struct kerf_workload_model *m,
+static bool same_key(const struct kerf_pod *a, const struct kerf_pod *b)
+{
+	return a->cpu_milli == b->cpu_milli && a->gpu_milli == b->gpu_milli &&
+	       a->nr_gpus == b->nr_gpus && a->model_mask == b->model_mask;
+}
+
+/* The key entry of p, created if new; NULL when there is no room. */
+static struct kerf_workload_key *find_key(struct kerf_workload_model *m,
+					  const struct kerf_pod *k)
+{
+	size_t i = key_hash(k) & (m->nr_slots - 1);
+
+	for (; m->slots[i]; i = (i + 1) & (m->nr_slots - 1))
+		if (same_key(&m->keys[m->slots[i] - 1].key, k))
+			return &m->keys[m->slots[i] - 1];
+	if (m->nr_keys >= m->max_keys)
+		return NULL;
+	if (m->nr_keys == m->alloc_keys) {
+		size_t want = m->alloc_keys ? m->alloc_keys * 2 : 64;
+		struct kerf_workload_key *grown =
+			realloc(m->keys, want * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->keys = grown;
+		m->alloc_keys = want;
+	}
+	memset(&m->keys[m->nr_keys], 0, sizeof(m->keys[m->nr_keys]));
+	m->keys[m->nr_keys].key = *k;
+	m->slots[i] = (uint32_t)++m->nr_keys;
+	return &m->keys[m->nr_keys - 1];
+}
+
+/* Halve every count (a count of 1 stays 1), keeping the mean memory. */
+static void fade(struct kerf_workload_model *m)
+{
+	m->weight_sum = 0;
+	for (size_t i = 0; i < m->nr_keys; i++) {
+		struct kerf_workload_key *e = &m->keys[i];
+		int64_t w = (e->weight + 1) / 2;
+
+		e->mem_sum = e->mem_sum * w / e->weight;
+		e->gpu_mem_sum = e->gpu_mem_sum * w / e->weight;
+		e->weight = w;
+		m->weight_sum += w;
+	}
+}
+
+/* Derive a candidate distribution and adopt it if it moved enough. */
+static bool rebuild(struct kerf_workload_model *m)
+{
+	struct kerf_dist_entry *e = calloc(m->nr_keys, sizeof(*e));
+	struct kerf_pod_dist cand;
+	bool adopted = false;
+
+	if (!e)
+		return false;
+	for (size_t i = 0; i < m->nr_keys; i++) {
+		const struct kerf_workload_key *k = &m->keys[i];
+
+		e[i].pod = k->key;
+		e[i].pod.mem_mib = (int64_t)(k->mem_sum / k->weight);
+		e[i].pod.gpu_mem_mib = (int32_t)(k->gpu_mem_sum / k->weight);
+		e[i].weight = k->weight;
+	}
+	kerf_pod_dist_init(&cand);
+	/* On failure (OOM) the previous distribution stays in use. */
+	if (kerf_pod_dist_typical_weighted(&cand, e, m->nr_keys,
+					   m->coverage_pct, KERF_DIST_MEAN_MEM,
+					   NULL) == 0 &&
+	    (m->dist.nr == 0 ||
+	     kerf_pod_dist_distance(&m->dist, &cand) >= m->adopt_permille)) {
+		kerf_pod_dist_release(&m->dist);
+		m->dist = cand;
+		m->nr_adopted++;
+		adopted = true;
+	} else {
+		kerf_pod_dist_release(&cand);
+	}
+	free(e);
+	return adopted;
+}
+
+bool kerf_workload_model_observe(struct kerf_workload_model *m,
 				 const struct kerf_pod *p)
 {
 	struct kerf_pod k = {
@@ -62,85 +152,20 @@ static struct kerf_pod model_key(const struct kerf_workload_model *m,
 		.nr_gpus = p->nr_gpus,
 		.model_mask = p->model_mask,
 	};
+	struct kerf_workload_key *e = find_key(m, &k);
 
-	if (m->dist_flags & (KERF_DIST_KEEP_MEM | KERF_DIST_MEAN_MEM)) {
-		k.mem_mib = p->mem_mib;
-		k.gpu_mem_mib = p->gpu_mem_mib;
-	}
-	return k;
-}
-
-static bool same_key(const struct kerf_pod *a, const struct kerf_pod *b)
-{
-	return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
-	       a->gpu_milli == b->gpu_milli &&
-	       a->gpu_mem_mib == b->gpu_mem_mib && a->nr_gpus == b->nr_gpus &&
-	       a->model_mask == b->model_mask;
-}
-
-/* Count k; false when the key is new and there is no room for it. */
-static bool count_key(struct kerf_workload_model *m, const struct kerf_pod *k,
-		      int64_t w)
-{
-	size_t i = key_hash(k) & (m->nr_slots - 1);
-
-	for (; m->slots[i]; i = (i + 1) & (m->nr_slots - 1)) {
-		struct kerf_dist_entry *e = &m->keys[m->slots[i] - 1];
-
-		if (same_key(&e->pod, k)) {
-			e->weight += w;
-			return true;
-		}
-	}
-	if (m->nr_keys >= m->max_keys)
-		return false;
-	if (m->nr_keys == m->alloc_keys) {
-		size_t want = m->alloc_keys ? m->alloc_keys * 2 : 64;
-		struct kerf_dist_entry *grown =
-			realloc(m->keys, want * sizeof(*grown));
-
-		if (!grown)
-			return false;
-		m->keys = grown;
-		m->alloc_keys = want;
-	}
-	m->keys[m->nr_keys] = (struct kerf_dist_entry){ .pod = *k, .weight = w };
-	m->slots[i] = (uint32_t)++m->nr_keys;
-	return true;
-}
-
-/* Halve every count, dropping none (a count of 1 stays 1). */
-static void fade(struct kerf_workload_model *m)
-{
-	m->weight_sum = 0;
-	for (size_t i = 0; i < m->nr_keys; i++) {
-		m->keys[i].weight = (m->keys[i].weight + 1) / 2;
-		m->weight_sum += m->keys[i].weight;
-	}
-}
-
-bool kerf_workload_model_observe(struct kerf_workload_model *m,
-				 const struct kerf_pod *p)
-{
-	struct kerf_pod k = model_key(m, p);
-
-	int64_t w = 1;
-
-	if (m->weigh_gpu == 1)
-		w = KERF_GPU_MILLI + kerf_pod_gpu_milli_total(p);
-	else if (m->weigh_gpu == 2)
-		w = kerf_pod_gpu_milli_total(p) > 100 ? kerf_pod_gpu_milli_total(p) : 100;
 	m->nr_seen++;
-	if (count_key(m, &k, w))
-		m->weight_sum += w;
+	if (e) {
+		e->weight++;
+		e->mem_sum += p->mem_mib;
+		e->gpu_mem_sum += p->gpu_mem_mib;
+		m->weight_sum++;
+	}
 	if (m->weight_sum >= KERF_DIST_MAX_WEIGHT / 4)
 		fade(m);
 	if (m->nr_seen < m->next_rebuild || m->nr_keys == 0)
 		return false;
 	m->next_rebuild = m->nr_seen +
 			  (m->nr_seen < m->rebuild_max ? m->nr_seen : m->rebuild_max);
-	/* On failure (OOM) the previous distribution stays in use. */
-	return kerf_pod_dist_typical_weighted(&m->dist, m->keys, m->nr_keys,
-					      m->coverage_pct, m->dist_flags,
-					      NULL) == 0;
+	return rebuild(m);
 }

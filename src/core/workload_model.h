@@ -2,12 +2,15 @@
  * workload_model: what kerf has learned of the arriving workload, from pods
  * that have arrived and nothing else.
  *
- * Counts of requests by key (cpu, gpu_milli, nr_gpus, model mask, and memory
- * when asked), and the typical distribution derived from them, rebuilt on a
- * geometric schedule (after 1, 2, 4, ... pods, then every rebuild_max pods)
- * so that scores cached against it stay valid between rebuilds.  Bounded:
- * at most max_keys distinct keys are tracked (later new keys are counted
- * only in nr_seen), and counts are halved when their sum nears the
+ * Arrivals are counted by key (cpu, gpu_milli, nr_gpus, model mask), with the
+ * memory they asked kept as a running sum so each key knows its mean.  On a
+ * geometric schedule (after 1, 2, 4, ... arrivals, then every rebuild_max)
+ * a candidate typical distribution is derived from the counts; it replaces
+ * the one in use only when it differs from it by at least adopt_permille in
+ * total variation.  So the distribution settles once the workload does, and
+ * scores cached against it stay valid, yet a shift in the workload is
+ * followed.  Bounded: at most max_keys distinct keys (later new keys are
+ * counted only in nr_seen), and counts are halved when their sum nears the
  * distribution's weight bound, which also lets old arrivals fade.
  */
 #ifndef KERF_CORE_WORKLOAD_MODEL_H
@@ -19,8 +22,10 @@
 
 #include "core/frag.h"
 
+struct kerf_workload_key;
+
 struct kerf_workload_model {
-	struct kerf_dist_entry *keys;   /* distinct keys with counts */
+	struct kerf_workload_key *keys; /* distinct keys with counts */
 	size_t nr_keys;
 	size_t alloc_keys;
 	size_t max_keys;
@@ -30,18 +35,18 @@ struct kerf_workload_model {
 	int64_t weight_sum;
 	int64_t next_rebuild;           /* nr_seen at the next rebuild */
 	int64_t rebuild_max;            /* longest gap between rebuilds */
+	int64_t adopt_permille;         /* distance that replaces the dist */
 	int coverage_pct;
-	unsigned dist_flags;            /* KERF_DIST_* */
-	int weigh_gpu;                  /* 0 count, 1 count x (1 + GPUs), 2 GPUs */
+	uint32_t nr_adopted;            /* times the distribution changed */
 	struct kerf_pod_dist dist;      /* current typical distribution */
 };
 
 int kerf_workload_model_init(struct kerf_workload_model *m, int coverage_pct,
-			     unsigned dist_flags, int64_t rebuild_max,
+			     int64_t rebuild_max, int64_t adopt_permille,
 			     size_t max_keys);
 void kerf_workload_model_release(struct kerf_workload_model *m);
 
-/* Count one arrival; true when m->dist was rebuilt. */
+/* Count one arrival; true when m->dist changed. */
 bool kerf_workload_model_observe(struct kerf_workload_model *m,
 				 const struct kerf_pod *p);
 

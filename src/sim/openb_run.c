@@ -172,7 +172,8 @@ int kerf_openb_run(const struct kerf_openb *trace,
 	 * ablation (policy option online=0).
 	 */
 	{
-		rc = kerf_pod_dist_typical(&dist, reqs, trace->nr_pods, 95, 0, err);
+		rc = kerf_pod_dist_typical(&dist, reqs, trace->nr_pods, 95,
+					   KERF_DIST_MEAN_MEM, err);
 		if (rc < 0)
 			goto out_cluster;
 	}

@@ -146,16 +146,6 @@ static void test_dist_memory_flags(void **state)
 	add(pods, &n, gpu_pod(1000, 500, 1), 600, 1);
 	add(pods, &n, gpu_pod(1000, 500, 1), 200, 1);
 	kerf_pod_dist_init(&d);
-	/* Memory in the key: three keys, heaviest (largest memory) first. */
-	assert_int_equal(kerf_pod_dist_typical(&d, pods, n, 100,
-					       KERF_DIST_KEEP_MEM, NULL), 0);
-	assert_int_equal(d.nr, 3);
-	key.mem_mib = 600;
-	assert_entry(&d, 0, key, 1);
-	key.mem_mib = 200;
-	assert_entry(&d, 1, key, 1);
-	key.mem_mib = 100;
-	assert_entry(&d, 2, key, 1);
 	/* Mean memory: one key with the mean of the group. */
 	add(pods, &n, gpu_pod(1000, 500, 1), 300, 1);
 	assert_int_equal(kerf_pod_dist_typical(&d, pods, n, 100,
@@ -163,10 +153,22 @@ static void test_dist_memory_flags(void **state)
 	assert_int_equal(d.nr, 1);
 	key.mem_mib = (100 + 600 + 200 + 300) / 4;
 	assert_entry(&d, 0, key, 4);
-	/* Neither flag: memory is dropped. */
+	/* Without the flag: memory is dropped. */
 	assert_int_equal(kerf_pod_dist_typical(&d, pods, n, 100, 0, NULL), 0);
 	key.mem_mib = 0;
 	assert_entry(&d, 0, key, 4);
+	/* GPU memory is not part of the key either: keys stay merged. */
+	n = 0;
+	add(pods, &n, gpu_pod(1000, 500, 1), 100, 1);
+	add(pods, &n, gpu_pod(1000, 500, 1), 200, 1);
+	pods[1].gpu_mem_mib = 5;
+	add(pods, &n, gpu_pod(1000, 500, 1), 300, 1);
+	assert_int_equal(kerf_pod_dist_typical(&d, pods, n, 100,
+					       KERF_DIST_MEAN_MEM, NULL), 0);
+	assert_int_equal(d.nr, 1);
+	assert_int_equal(d.entries[0].weight, 3);
+	assert_int_equal(d.entries[0].pod.mem_mib, 200);
+	assert_int_equal(d.entries[0].pod.gpu_mem_mib, 1);
 	kerf_pod_dist_release(&d);
 }
 
@@ -304,25 +306,62 @@ static void test_frag_amount_no_idle(void **state)
 	assert_int_equal(kerf_frag_amount(&d, &v, 0), 5);
 }
 
-static void test_frag_amount_multi(void **state)
+static void test_frag_capacity(void **state)
 {
 	static const int16_t free_milli[] = { 1000, 700, 0, 0 };
+	static const int16_t three_idle[] = { 1000, 1000, 1000, 0 };
 	struct kerf_dist_entry e[2];
 	struct kerf_pod_dist d = { .entries = e, .nr = 2, .total_weight = 2 };
 	struct kerf_frag_view v = view(10000, 5000, free_milli, 4);
 
 	(void)state;
-	/* 3 + 2 copies of 300 use 1500 of 1700; one whole GPU uses 1000. */
+	/* 300-milli pods reach all 1700 milli; one-GPU pods only the idle GPU */
 	e[0] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 300, 1), .weight = 1 };
 	e[1] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 1000, 1), .weight = 1 };
-	assert_int_equal(kerf_frag_amount(&d, &v, KERF_FRAG_MULTI), 200 + 700);
-	/* cpu caps the fraction at 3 copies, unless told not to */
+	assert_int_equal(kerf_frag_capacity(&d, &v, 0), 0 + 700);
+	/* CPU for only 3 copies of the fraction: 900 reachable */
 	e[0].pod.cpu_milli = 3000;
-	assert_int_equal(kerf_frag_amount(&d, &v, KERF_FRAG_MULTI), 800 + 700);
-	assert_int_equal(kerf_frag_amount(&d, &v, KERF_FRAG_MULTI |
-						  KERF_FRAG_NO_CPU), 200 + 700);
-	/* the single-copy measure: 700 and 0 are not too small for 300 */
+	assert_int_equal(kerf_frag_capacity(&d, &v, 0), 800 + 700);
+	/* memory for 2 copies, only counted with KERF_FRAG_MEM */
+	e[0].pod.cpu_milli = 1000;
+	e[0].pod.mem_mib = 2000;
+	assert_int_equal(kerf_frag_capacity(&d, &v, 0), 0 + 700);
+	assert_int_equal(kerf_frag_capacity(&d, &v, KERF_FRAG_MEM), 1100 + 700);
+	/* FGD's measure sees neither: 700 and 1000 both fit a 300 */
 	assert_int_equal(kerf_frag_amount(&d, &v, 0), 0 + 700);
+	/* two-GPU pods use whole pairs: one pair of three idle GPUs */
+	d.nr = 1;
+	e[0] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 1000, 2), .weight = 1 };
+	d.total_weight = 1;
+	v = view(10000, 5000, three_idle, 4);
+	assert_int_equal(kerf_frag_capacity(&d, &v, 0), 1000);
+	/* CPU-only typical pods count every idle GPU, as in F */
+	e[0] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 0, 0), .weight = 1 };
+	assert_int_equal(kerf_frag_capacity(&d, &v, 0), 3000);
+}
+
+static void test_dist_distance(void **state)
+{
+	struct kerf_dist_entry ea[2], eb[2];
+	struct kerf_pod_dist a = { .entries = ea, .nr = 2, .total_weight = 4 };
+	struct kerf_pod_dist b = { .entries = eb, .nr = 2, .total_weight = 4 };
+
+	(void)state;
+	ea[0] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 300, 1), .weight = 2 };
+	ea[1] = (struct kerf_dist_entry){ .pod = gpu_pod(1000, 1000, 1), .weight = 2 };
+	eb[0] = ea[1];
+	eb[1] = ea[0];
+	assert_int_equal(kerf_pod_dist_distance(&a, &b), 0);
+	/* 3:1 against 1:1 -> total variation 0.25 */
+	eb[0].weight = 3;
+	eb[1].weight = 1;
+	assert_int_equal(kerf_pod_dist_distance(&a, &b), 250);
+	/* disjoint keys -> 1 */
+	eb[0].pod = gpu_pod(2000, 300, 1);
+	eb[1].pod = gpu_pod(2000, 1000, 1);
+	assert_int_equal(kerf_pod_dist_distance(&a, &b), 1000);
+	b.total_weight = 0;
+	assert_int_equal(kerf_pod_dist_distance(&a, &b), 1000);
 }
 
 static void test_frag_view(void **state)
@@ -471,7 +510,8 @@ int main(void)
 		cmocka_unit_test(test_dist_weighted_merges),
 		cmocka_unit_test(test_frag_amount_hand_computed),
 		cmocka_unit_test(test_frag_amount_no_idle),
-		cmocka_unit_test(test_frag_amount_multi),
+		cmocka_unit_test(test_frag_capacity),
+		cmocka_unit_test(test_dist_distance),
 		cmocka_unit_test(test_frag_view),
 		cmocka_unit_test(test_fgd_score_matches_libm),
 		cmocka_unit_test(test_fgd_score_fixed_points),

@@ -404,7 +404,7 @@ static void test_kerf_with_given_dist_matches_fgd(void **state)
 	set_dist(&a, dist_pod);
 	set_dist(&b, dist_pod);
 	build(&a, "fgd", 0, NULL);
-	build(&b, "kerf", 0, "online=0");
+	build(&b, "kerf", 0, "online=0,mem=0,cap=0");
 	for (int k = 0; k < 200; k++) {
 		struct kerf_pod p = { .cpu_milli = 500 * (int64_t)kerf_rng_below(&rng, 8),
 				      .nr_gpus = 1,

@@ -209,7 +209,7 @@ static void test_kerf_options(void **state)
 	args.options = "online=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf: online=0 needs the typical pods");
+	assert_string_equal(err.msg, "kerf: online=0 needs the typical pods of the workload");
 	assert_int_equal(pol.nr_scorers, 0);
 	kerf_err_clear(&err);
 	args.dist = &d;
@@ -218,19 +218,24 @@ static void test_kerf_options(void **state)
 	args.options = "coverage=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf option 'coverage': unknown or out of range");
+	assert_string_equal(err.msg, "kerf policy option 'coverage': expected an integer 1..100");
 	kerf_err_clear(&err);
 	args.options = "mem=x";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf option 'mem': value is not an integer");
+	assert_string_equal(err.msg, "kerf policy option 'mem': expected an integer 0..1");
 	kerf_err_clear(&err);
 	args.options = "mem";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf options: expected key=value in 'mem'");
+	assert_string_equal(err.msg, "kerf policy option 'mem': unknown (online, mem, cap, coverage, rebuild, adopt)");
 	kerf_err_clear(&err);
-	args.options = "mem=1,tie=2,warm=3";
+	args.options = "tie=2";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "kerf policy option 'tie': unknown (online, mem, cap, coverage, rebuild, adopt)");
+	kerf_err_clear(&err);
+	args.options = "mem=0,cap=25,online=1,adopt=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err), 0);
 	kerf_policy_release(&pol);
 	kerf_cluster_release(&c);

@@ -1,8 +1,28 @@
 /*
- * kerf: the default placement policy.  EXPERIMENTAL v0 — see docs/placement.md.
+ * kerf: the default placement policy.  See docs/placement.md for the
+ * measurements behind each choice.
  *
- * Fragmentation-aware like FGD, but against a workload distribution learned
- * online from the pods that have arrived (nothing about future pods).
+ * Like FGD it places a pod where the expected fragmentation of the node grows
+ * least, scores the change as FGD does (floor(100 * sigmoid(-dF / 1000)),
+ * whose coarse steps let the fixed node rank pack within a step), and lets a
+ * fraction try each GPU that fits.  It differs in three ways:
+ *
+ * 1. It knows nothing of pods that have not arrived.  The typical pods are
+ *    learned online from arrivals (core/workload_model.h); FGD is handed
+ *    them from the whole trace in advance.
+ * 2. Memory counts.  Each typical pod carries the mean memory of its kind,
+ *    and a node without that memory free cannot host it (FGD is blind to
+ *    memory, so it strands GPUs on nodes whose memory is gone).
+ * 3. A second measure, C (kerf_frag_capacity), counts the idle GPU capacity
+ *    that CPU or memory would strand before the GPUs run out: F asks whether
+ *    one more typical pod fits, C how much of the node's GPU such pods could
+ *    still reach.  The score uses dF + cap% * dC.
+ *
+ * Options (key=value, for ablations; defaults are the policy):
+ *   online=1   0 = use the trace's typical pods, as FGD (an oracle)
+ *   mem=1      0 = ignore memory, as FGD
+ *   cap=10     weight of C in percent; 0 = F alone
+ *   coverage=95, rebuild=1024, adopt=10 (per mille): see workload_model.h
  */
 #include "core/plugins/plugins.h"
 
@@ -13,79 +33,70 @@
 #include "core/workload_model.h"
 
 struct kerf_opts {
-	int mem;        /* memory-aware fragment measure */
-	int exact;      /* untruncated fragment delta */
-	int online;     /* learn the distribution (else use args->dist) */
-	int coverage;   /* percent of pods the typical set covers */
-	int rebuild;    /* longest gap between rebuilds, pods */
-	int ss;         /* sum-of-squares gap balancing for fractions */
-	int quant;      /* with exact: milli-GPU per score step */
-	int tie;        /* secondary order: 0 rank, 1 least free GPU, 2 least free cpu */
-	int warm;       /* pods seen before the learned distribution is used */
-	int multi;      /* multi-copy fragment measure */
-	int gw;         /* weigh typical pods by GPU request */
-	int mw;         /* weight of the multi-copy term, percent */
-	int scarce;     /* weigh typical pods by how few nodes can host them */
+	int online;
+	int mem;
+	int cap;
+	int coverage;
+	int rebuild;
+	int adopt;
+};
+
+/* The measure of a node as it stands, kept until the node changes. */
+struct node_measure {
+	uint32_t stamp;          /* node stamp; 0 = empty */
+	uint32_t generation;     /* distribution it was taken against */
+	int64_t value;
 };
 
 struct kerf_priv {
 	struct kerf_opts o;
 	struct kerf_workload_model model;
-	const struct kerf_pod_dist *given;
-	int32_t gaps[KERF_GPU_MILLI + 1];   /* GPUs by free milli */
-	const struct kerf_cluster *cluster;
+	const struct kerf_pod_dist *given;   /* online=0 only */
+	struct node_measure *nodes;          /* by node index */
+	size_t nr_nodes;
+	const struct kerf_cluster *cluster;  /* the nodes[] belong to */
+};
+
+static const struct {
+	const char *key;
+	size_t off;
+	long min, max;
+} kerf_opt_table[] = {
+	{ "online", offsetof(struct kerf_opts, online), 0, 1 },
+	{ "mem", offsetof(struct kerf_opts, mem), 0, 1 },
+	{ "cap", offsetof(struct kerf_opts, cap), 0, 1000 },
+	{ "coverage", offsetof(struct kerf_opts, coverage), 1, 100 },
+	{ "rebuild", offsetof(struct kerf_opts, rebuild), 1, 1 << 30 },
+	{ "adopt", offsetof(struct kerf_opts, adopt), 0, 1000 },
 };
 
 static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 {
-	*o = (struct kerf_opts){ .mem = 0, .exact = 0, .online = 1,
-				 .coverage = 95, .rebuild = 1024,
-				 .mw = 100 };
+	*o = (struct kerf_opts){ .online = 1, .mem = 1, .cap = 10,
+				 .coverage = 95, .rebuild = 1024, .adopt = 10 };
 	while (s && *s) {
-		char key[32];
 		const char *eq = strchr(s, '='), *comma;
-		long v;
+		size_t klen = eq ? (size_t)(eq - s) : strlen(s), i;
 		char *end;
+		long v;
 
-		if (!eq || (size_t)(eq - s) >= sizeof(key))
+		for (i = 0; i < sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]); i++)
+			if (strlen(kerf_opt_table[i].key) == klen &&
+			    !strncmp(kerf_opt_table[i].key, s, klen))
+				break;
+		if (i == sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]) || !eq)
 			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf options: expected key=value in '%s'", s);
-		memcpy(key, s, (size_t)(eq - s));
-		key[eq - s] = '\0';
+					    "kerf policy option '%.*s': unknown (online, mem, cap, coverage, rebuild, adopt)",
+					    (int)klen, s);
 		v = strtol(eq + 1, &end, 10);
 		comma = strchr(eq, ',');
-		if (end == eq + 1 || (*end && *end != ','))
+		if (end == eq + 1 || (*end && *end != ',') ||
+		    v < kerf_opt_table[i].min || v > kerf_opt_table[i].max)
 			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf option '%s': value is not an integer", key);
-		if (!strcmp(key, "mem"))
-			o->mem = (int)v;
-		else if (!strcmp(key, "exact"))
-			o->exact = (int)v;
-		else if (!strcmp(key, "online"))
-			o->online = (int)v;
-		else if (!strcmp(key, "coverage") && v >= 1 && v <= 100)
-			o->coverage = (int)v;
-		else if (!strcmp(key, "rebuild") && v >= 1)
-			o->rebuild = (int)v;
-		else if (!strcmp(key, "ss"))
-			o->ss = (int)v;
-		else if (!strcmp(key, "quant") && v >= 1)
-			o->quant = (int)v;
-		else if (!strcmp(key, "tie"))
-			o->tie = (int)v;
-		else if (!strcmp(key, "warm") && v >= 0)
-			o->warm = (int)v;
-		else if (!strcmp(key, "multi"))
-			o->multi = (int)v;
-		else if (!strcmp(key, "gw"))
-			o->gw = (int)v;
-		else if (!strcmp(key, "mw"))
-			o->mw = (int)v;
-		else if (!strcmp(key, "scarce"))
-			o->scarce = (int)v;
-		else
-			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf option '%s': unknown or out of range", key);
+					    "kerf policy option '%s': expected an integer %ld..%ld",
+					    kerf_opt_table[i].key, kerf_opt_table[i].min,
+					    kerf_opt_table[i].max);
+		*(int *)((char *)o + kerf_opt_table[i].off) = (int)v;
 		s = comma ? comma + 1 : "";
 	}
 	return 0;
@@ -103,63 +114,22 @@ static int kerf_create(void **priv, const struct kerf_policy_args *args,
 	if (rc == 0 && !k->o.online) {
 		if (!args->dist || args->dist->nr == 0)
 			rc = kerf_err_set(err, -KERF_EINVAL,
-					  "kerf: online=0 needs the typical pods");
+					  "kerf: online=0 needs the typical pods of the workload");
 		k->given = args->dist;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		rc = kerf_workload_model_init(&k->model, k->o.coverage,
-					      k->o.mem == 1 ? KERF_DIST_KEEP_MEM :
-					      k->o.mem == 2 ? KERF_DIST_MEAN_MEM : 0,
-					      k->o.rebuild, 1u << 16);
+					      k->o.rebuild, k->o.adopt, 1u << 16);
+		if (rc < 0)
+			kerf_err_set(err, rc, "kerf: %s", kerf_strerror(rc));
+	}
 	if (rc < 0) {
 		kerf_workload_model_release(&k->model);
 		free(k);
-		return kerf_err_set(err, rc, "kerf: %s", kerf_strerror(rc));
-	}
-	k->model.weigh_gpu = k->o.gw;
-	k->cluster = args->cluster;
-	for (size_t i = 0; i < args->cluster->nr_nodes; i++) {
-		const struct kerf_node *n = &args->cluster->nodes[i];
-
-		for (int g = 0; g < n->nr_gpus; g++)
-			k->gaps[n->gpu_free_milli[g]]++;
+		return rc;
 	}
 	*priv = k;
 	return 0;
-}
-
-static bool kerf_is_pure(const void *priv)
-{
-	const struct kerf_priv *k = priv;
-
-	return !k->o.ss;
-}
-
-static void kerf_reserve(void *priv, const struct kerf_cluster *c,
-			 const struct kerf_node *n, const struct kerf_pod *p,
-			 uint16_t gpus)
-{
-	struct kerf_priv *k = priv;
-
-	(void)c;
-	for (int g = 0; g < n->nr_gpus; g++) {
-		if (!(gpus >> g & 1))
-			continue;
-		k->gaps[n->gpu_free_milli[g] + p->gpu_milli]--;
-		k->gaps[n->gpu_free_milli[g]]++;
-	}
-}
-
-/* Increase of sum over partial gaps of N(gap)^2 when s goes into gap. */
-static int64_t ss_delta(const struct kerf_priv *k, int gap, int s)
-{
-	int64_t d = 0;
-
-	if (gap < KERF_GPU_MILLI)
-		d += 1 - 2 * (int64_t)k->gaps[gap];
-	if (gap - s > 0)
-		d += 2 * (int64_t)k->gaps[gap - s] + 1;
-	return d;
 }
 
 static void kerf_destroy(void *priv)
@@ -167,176 +137,59 @@ static void kerf_destroy(void *priv)
 	struct kerf_priv *k = priv;
 
 	kerf_workload_model_release(&k->model);
+	free(k->nodes);
 	free(k);
-}
-
-/* Could an empty n host m? */
-static bool can_host(const struct kerf_node *n, const struct kerf_pod *m)
-{
-	if (m->nr_gpus > 0 &&
-	    (n->nr_gpus < m->nr_gpus ||
-	     (m->model_mask && !(m->model_mask >> n->model & 1))))
-		return false;
-	return n->cpu_milli >= m->cpu_milli && n->mem_mib >= m->mem_mib;
-}
-
-/* Scale each typical pod by (nodes / nodes that could host it). */
-static void weigh_scarcity(struct kerf_priv *k)
-{
-	const struct kerf_cluster *c = k->cluster;
-	struct kerf_pod_dist *d = &k->model.dist;
-
-	for (size_t i = 0; i < d->nr; i++) {
-		int64_t hosts = 0, nodes = (int64_t)c->nr_nodes;
-
-		for (size_t j = 0; j < c->nr_nodes; j++)
-			hosts += can_host(&c->nodes[j], &d->entries[i].pod);
-		if (hosts == 0)
-			hosts = 1;
-		if (k->o.scarce == 1)
-			d->entries[i].weight = d->entries[i].weight * nodes / hosts;
-		else
-			d->entries[i].weight = d->entries[i].weight *
-					       (nodes + hosts) / (2 * hosts);
-	}
 }
 
 static bool kerf_observe(void *priv, const struct kerf_pod *p)
 {
 	struct kerf_priv *k = priv;
-	bool rebuilt;
 
-	if (!k->o.online)
-		return false;
-	rebuilt = kerf_workload_model_observe(&k->model, p);
-	if (rebuilt && k->o.scarce)
-		weigh_scarcity(k);
-	return rebuilt || k->model.nr_seen == k->o.warm;
+	return k->o.online && kerf_workload_model_observe(&k->model, p);
 }
 
-/* The fragment measure: FGD's, the multi-copy one, or their sum. */
-static int64_t frag_of(const struct kerf_priv *k, const struct kerf_pod_dist *d,
+/* F + cap% * C of a view: kerf's fragment measure, times total weight. */
+static int64_t measure(const struct kerf_priv *k, const struct kerf_pod_dist *d,
 		       const struct kerf_frag_view *v)
 {
-	unsigned base = k->o.mem ? KERF_FRAG_MEM : 0;
+	unsigned flags = k->o.mem ? KERF_FRAG_MEM : 0;
+	int64_t f, cap;
 
-	if (k->o.multi == 2)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI);
-	if (k->o.multi == 5)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_NO_CPU);
-	if (k->o.multi == 6)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_NO_REM) * k->o.mw / 100;
-	if (k->o.multi == 7 || k->o.multi == 8)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_NO_REM |
-					      (k->o.multi == 7 ? KERF_FRAG_FRACTION_ONLY
-							       : KERF_FRAG_SMALL_ONLY)) *
-			       k->o.mw / 100;
-	if (k->o.multi == 9)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_STRANDED) *
-			       k->o.mw / 100;
-	if (k->o.multi == 3)
-		return kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_IDLE_USABLE);
-	if (k->o.multi == 4)
-		return kerf_frag_amount(d, v, base) +
-		       kerf_frag_amount(d, v, base | KERF_FRAG_MULTI |
-					      KERF_FRAG_IDLE_USABLE);
-	return kerf_frag_amount(d, v, base | (k->o.multi ? KERF_FRAG_MULTI : 0));
+	if (k->o.cap == 0)
+		return kerf_frag_amount(d, v, flags);
+	kerf_frag_measures(d, v, flags, &f, &cap);
+	return f + cap * k->o.cap / 100;
 }
 
-static int64_t strand_of(const struct kerf_priv *k, const struct kerf_pod_dist *d,
-			 const struct kerf_frag_view *v)
+/*
+ * The measure of n as it stands.  Every pod shape scored on an unchanged
+ * node needs it, so it is kept per node until the node's stamp or the
+ * distribution changes (memory permitting; otherwise recomputed).
+ */
+static int64_t node_measure(struct kerf_priv *k, const struct kerf_cluster *c,
+			    const struct kerf_node *n,
+			    const struct kerf_pod_dist *d,
+			    const struct kerf_frag_view *v)
 {
-	unsigned base = k->o.mem ? KERF_FRAG_MEM : 0;
+	size_t i = (size_t)(n - c->nodes);
+	uint32_t gen = k->model.nr_adopted;
+	struct node_measure *e;
 
-	return kerf_frag_amount(d, v, base | KERF_FRAG_MULTI | KERF_FRAG_STRANDED);
-}
-
-/* Secondary key: less stranding is better, 0..65535. */
-static int32_t strand_key(const struct kerf_pod_dist *d, int64_t delta)
-{
-	int64_t v = 32768 + delta / d->total_weight;
-
-	return (int32_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
-}
-
-static int32_t gain(const struct kerf_priv *k, const struct kerf_pod_dist *d,
-		    int64_t delta)
-{
-	if (!k->o.exact)
-		return kerf_fgd_score(delta, d->total_weight);
-	if (k->o.quant) {
-		int64_t q = (int64_t)k->o.quant * d->total_weight;
-		int64_t v = delta >= 0 ? delta / q : -((-delta + q - 1) / q);
-
-		return (int32_t)v;
+	if (k->cluster != c || k->nr_nodes != c->nr_nodes) {
+		free(k->nodes);
+		k->nodes = calloc(c->nr_nodes ? c->nr_nodes : 1, sizeof(*k->nodes));
+		k->nr_nodes = k->nodes ? c->nr_nodes : 0;
+		k->cluster = c;
 	}
-	return (int32_t)(delta * 1024 / d->total_weight);
-}
-
-static int32_t frag_score(void *priv, const struct kerf_cluster *c,
-			  const struct kerf_node *n, const struct kerf_pod *p,
-			  uint16_t *gpus)
-{
-	struct kerf_priv *k = priv;
-	const struct kerf_pod_dist *d = k->o.online ? &k->model.dist : k->given;
-	struct kerf_frag_view v, after;
-	int32_t best = INT32_MIN;
-	int64_t f0, s0;
-
-	(void)c;
-	if (d->nr == 0 || (k->o.online && k->model.nr_seen < k->o.warm))
-		return 0;
-	kerf_frag_view_of(&v, n);
-	f0 = frag_of(k, d, &v);
-	s0 = k->o.multi == 10 ? strand_of(k, d, &v) : 0;
-	if (!kerf_pod_is_fraction(p)) {
-		uint16_t mask = kerf_gpus_best_fit(n, p);
-
-		after = v;
-		kerf_frag_view_sub(&after, p, mask);
-		*gpus = mask;
-		if (k->o.multi == 10)
-			return gain(k, d, f0 - frag_of(k, d, &after)) * 65536 +
-			       strand_key(d, s0 - strand_of(k, d, &after));
-		return gain(k, d, f0 - frag_of(k, d, &after));
+	if (i >= k->nr_nodes)
+		return measure(k, d, v);
+	e = &k->nodes[i];
+	if (e->stamp != n->stamp || e->generation != gen) {
+		e->stamp = n->stamp;
+		e->generation = gen;
+		e->value = measure(k, d, v);
 	}
-	for (int g = 0; g < n->nr_gpus; g++) {
-		int32_t s;
-		int seen = 0;
-
-		if (!kerf_gpu_fits(n, g, p))
-			continue;
-		for (int h = 0; h < g && !seen; h++)
-			seen = kerf_gpu_fits(n, h, p) &&
-			       n->gpu_free_milli[h] == n->gpu_free_milli[g];
-		if (seen)
-			continue;
-		after = v;
-		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
-		s = gain(k, d, f0 - frag_of(k, d, &after));
-		if (k->o.multi == 10)
-			s = s * 65536 + strand_key(d, s0 - strand_of(k, d, &after));
-		if (k->o.ss) {
-			int64_t ssd = ss_delta(k, n->gpu_free_milli[g], p->gpu_milli);
-
-			s = (int32_t)(-ssd * k->o.ss * 4096 + s);
-		}
-		if (s > best) {
-			best = s;
-			*gpus = (uint16_t)(1u << g);
-		}
-	}
-	return best == INT32_MIN ? 0 : best;
+	return e->value;
 }
 
 static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
@@ -344,32 +197,41 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 			  uint16_t *gpus)
 {
 	struct kerf_priv *k = priv;
-	int32_t s = frag_score(priv, c, n, p, gpus);
-	int64_t sec = 0;
+	const struct kerf_pod_dist *d = k->o.online ? &k->model.dist : k->given;
+	struct kerf_frag_view v, after;
+	int best = -1;
+	int64_t m0;
 
-	if (!k->o.tie)
-		return s;
-	if (k->o.tie == 1)
-		sec = 16000 - (n->gpu_free_milli_sum - kerf_pod_gpu_milli_total(p));
-	else if (k->o.tie == 2)
-		sec = (128000 - (n->cpu_free_milli - p->cpu_milli)) / 4;
-	else if (k->o.tie == 3)
-		sec = 16 - n->nr_gpus_idle;
-	else if (k->o.tie == 5 || k->o.tie == 6) {
-		const struct kerf_pod_dist *d = &k->model.dist;
-		int64_t cap = 0;
-
-		for (size_t i = 0; i < d->nr; i++)
-			if (can_host(n, &d->entries[i].pod))
-				cap += d->entries[i].weight *
-				       (k->o.tie == 5 ? kerf_pod_gpu_milli_total(&d->entries[i].pod) : 1000);
-		sec = d->total_weight ? 65535 - cap * 8 / d->total_weight : 0;
+	if (d->nr == 0)
+		return 0;
+	kerf_frag_view_of(&v, n);
+	m0 = node_measure(k, c, n, d, &v);
+	if (!kerf_pod_is_fraction(p)) {
+		*gpus = kerf_gpus_best_fit(n, p);
+		after = v;
+		kerf_frag_view_sub(&after, p, *gpus);
+		return kerf_fgd_score(m0 - measure(k, d, &after), d->total_weight);
 	}
-	if (sec < 0)
-		sec = 0;
-	if (sec > 65535)
-		sec = 65535;
-	return (int32_t)(s * 65536 + sec);
+	for (int g = 0; g < n->nr_gpus; g++) {
+		int s, seen = 0;
+
+		if (!kerf_gpu_fits(n, g, p))
+			continue;
+		/* Equal free values give equal scores: the first one stands. */
+		for (int h = 0; h < g && !seen; h++)
+			seen = kerf_gpu_fits(n, h, p) &&
+			       n->gpu_free_milli[h] == n->gpu_free_milli[g];
+		if (seen)
+			continue;
+		after = v;
+		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
+		s = kerf_fgd_score(m0 - measure(k, d, &after), d->total_weight);
+		if (s > best) {
+			best = s;
+			*gpus = (uint16_t)(1u << g);
+		}
+	}
+	return best < 0 ? 0 : best;
 }
 
 const struct kerf_plugin kerf_plugin_kerf = {
@@ -377,8 +239,6 @@ const struct kerf_plugin kerf_plugin_kerf = {
 	.flags = KERF_PLUGIN_PURE,
 	.create = kerf_create,
 	.destroy = kerf_destroy,
-	.is_pure = kerf_is_pure,
 	.observe = kerf_observe,
 	.score = kerf_score,
-	.reserve = kerf_reserve,
 };
