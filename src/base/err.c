@@ -12,11 +12,9 @@ _Static_assert(sizeof(err_text) / sizeof(err_text[0]) == KERF_E_COUNT_,
 
 const char *kerf_strerror(int code)
 {
-	if (code < 0)
-		code = -code;
-	if (code >= KERF_E_COUNT_)
+	if (code <= -KERF_E_COUNT_ || code >= KERF_E_COUNT_)
 		return "unknown error";
-	return err_text[code];
+	return err_text[code < 0 ? -code : code];
 }
 
 int kerf_err_set(struct kerf_err *err, int code, const char *fmt, ...)

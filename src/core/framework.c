@@ -253,6 +253,14 @@ enum kerf_code kerf_sched_select(struct kerf_sched *s,
 	return KERF_FIT;
 }
 
+void kerf_sched_forget(struct kerf_sched *s)
+{
+	size_t max_rows = s->cache.max_rows;
+
+	kerf_score_cache_release(&s->cache);
+	kerf_score_cache_init(&s->cache, max_rows);
+}
+
 static void reserve_slots(struct kerf_policy_slot *slots, int nr,
 			  const struct kerf_cluster *c,
 			  const struct kerf_node *n, const struct kerf_pod *p,

@@ -108,13 +108,20 @@ void kerf_sched_observe(struct kerf_sched *s, const struct kerf_pod *p);
 /*
  * Choose a node and GPUs for p without changing c.  KERF_FIT fills *b;
  * otherwise st says why no node fits ("0/N nodes are available: ...").
- * The cache is tied to one cluster: passing another cluster drops it.
+ *
+ * The cache is tied to one cluster for that cluster's lifetime: passing
+ * another cluster drops it, but a cluster released and initialised again in
+ * the same storage cannot be told apart (stamps restart), so call
+ * kerf_sched_forget first -- or, simpler, give each cluster its own sched.
  */
 enum kerf_code kerf_sched_select(struct kerf_sched *s,
 				 const struct kerf_cluster *c,
 				 const struct kerf_pod *p,
 				 struct kerf_binding *b,
 				 struct kerf_status *st);
+
+/* Drop every cached verdict (see kerf_sched_select). */
+void kerf_sched_forget(struct kerf_sched *s);
 
 /* Bind p at b in c and run the reserve hooks; nothing changes on error. */
 int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,

@@ -143,10 +143,14 @@ int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err)
 				    "num_gpu %u: more than %d GPUs on one node",
 				    p->nr_gpus, KERF_NODE_MAX_GPUS);
 	if (p->nr_gpus == 0) {
-		if (p->gpu_milli != 0 || p->gpu_mem_mib != 0)
+		if (p->gpu_milli != 0)
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "gpu_milli %" PRId32 ": set on a pod with no GPUs",
 					    p->gpu_milli);
+		if (p->gpu_mem_mib != 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "gpu_memory_mib %" PRId32 ": set on a pod with no GPUs",
+					    p->gpu_mem_mib);
 		return 0;
 	}
 	if (p->gpu_milli <= 0 || p->gpu_milli > KERF_GPU_MILLI)
@@ -317,12 +321,17 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 		return kerf_err_set(err, -KERF_ERANGE,
 				    "unbind on '%s': pod was not bound here",
 				    n->name);
-	for (int g = 0; g < n->nr_gpus; g++)
-		if ((b.gpus >> g & 1) &&
-		    n->gpu_free_milli[g] + p->gpu_milli > KERF_GPU_MILLI)
+	for (int g = 0; g < n->nr_gpus; g++) {
+		if (!(b.gpus >> g & 1))
+			continue;
+		if (n->gpu_free_milli[g] + p->gpu_milli > KERF_GPU_MILLI ||
+		    (n->gpu_mem_mib[g] > 0 &&
+		     (int64_t)n->gpu_mem_free_mib[g] + p->gpu_mem_mib >
+			     n->gpu_mem_mib[g]))
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "unbind on '%s': GPU %d was not held",
 					    n->name, g);
+	}
 	if (p->nr_gpus > 0 && n->nr_pods_by_class[kerf_pod_class(p)] == 0)
 		return kerf_err_set(err, -KERF_ERANGE,
 				    "unbind on '%s': no pod of this class bound",

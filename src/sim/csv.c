@@ -88,7 +88,8 @@ int kerf_csv_int(const struct kerf_csv *r, int i, const char *column,
 	}
 	if (*s == '\0')
 		return kerf_err_set(err, -KERF_EPARSE,
-				    "%s:%u: column '%s' is empty",
+				    neg ? "%s:%u: column '%s': '-' is not an integer"
+					: "%s:%u: column '%s' is empty",
 				    r->path, r->line, column);
 	for (; *s; s++) {
 		int d = *s - '0';

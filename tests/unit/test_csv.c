@@ -240,7 +240,7 @@ static void test_int_rejections(void **state)
 {
 	(void)state;
 	expect_bad(",1", 0, 10, -KERF_EPARSE, "t.csv:2: column 'cpu' is empty");
-	expect_bad("-", 0, 10, -KERF_EPARSE, "t.csv:2: column 'cpu' is empty");
+	expect_bad("-", 0, 10, -KERF_EPARSE, "t.csv:2: column 'cpu': '-' is not an integer");
 	expect_bad("12a", 0, 100, -KERF_EPARSE,
 		   "t.csv:2: column 'cpu': '12a' is not an integer");
 	expect_bad("+5", 0, 100, -KERF_EPARSE,

@@ -4,6 +4,7 @@
  * or positive) and a fallback for unknown ones, and both accept a NULL err.
  */
 #include <setjmp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,6 +110,8 @@ static void test_strerror_unknown(void **state)
 	(void)state;
 	assert_string_equal(kerf_strerror(KERF_E_COUNT_), "unknown error");
 	assert_string_equal(kerf_strerror(-KERF_E_COUNT_), "unknown error");
+	assert_string_equal(kerf_strerror(INT_MIN), "unknown error");
+	assert_string_equal(kerf_strerror(INT_MAX), "unknown error");
 	assert_string_equal(kerf_strerror(1000), "unknown error");
 	assert_string_equal(kerf_strerror(-1000), "unknown error");
 	assert_string_equal(kerf_strerror(INT32_MAX), "unknown error");

@@ -707,6 +707,33 @@ static void test_cache_reuse_and_invalidation(void **state)
 	kerf_cluster_release(&c);
 }
 
+/* A cluster rebuilt in the same storage needs kerf_sched_forget. */
+static void test_forget_after_rebuilt_cluster(void **state)
+{
+	struct kerf_cluster c;
+	struct kerf_policy pol;
+	struct kerf_sched sched;
+	struct kerf_pod p = { .cpu_milli = 1, .nr_gpus = 1, .gpu_milli = 1000 };
+	struct kerf_binding b;
+
+	(void)state;
+	make_cluster(&c, 3, 0);
+	assert_int_equal(kerf_policy_build(&pol, "first-fit",
+					   &(struct kerf_policy_args){ .cluster = &c },
+					   NULL), 0);
+	kerf_sched_init(&sched, &pol);
+	assert_int_equal(kerf_sched_select(&sched, &c, &p, &b, NULL), KERF_FIT);
+	assert_int_equal(b.node, 0);
+	kerf_cluster_release(&c);
+	make_cluster(&c, 3, 1); /* node 0 now has no GPUs */
+	kerf_sched_forget(&sched);
+	assert_int_equal(kerf_sched_select(&sched, &c, &p, &b, NULL), KERF_FIT);
+	assert_int_equal(b.node, 1);
+	kerf_sched_release(&sched);
+	kerf_policy_release(&pol);
+	kerf_cluster_release(&c);
+}
+
 static void test_impure_plugins_not_cached(void **state)
 {
 	const struct kerf_plugin *impure[] = { &impure_plugin };
@@ -899,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_place_with_fit_filter),
 		cmocka_unit_test(test_cache_reuse_and_invalidation),
 		cmocka_unit_test(test_impure_plugins_not_cached),
+		cmocka_unit_test(test_forget_after_rebuilt_cluster),
 		cmocka_unit_test(test_cached_equals_uncached),
 	};
 

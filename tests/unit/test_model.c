@@ -589,6 +589,14 @@ static void test_unbind_refusals(void **state)
 	/* GPU 1 was never used. */
 	expect_refused(&c, &f, (struct kerf_binding){ 1, 2 }, true,
 		       "unbind on 'a100x4': GPU 1 was not held");
+	/* GPU memory that was never taken cannot come back. */
+	{
+		struct kerf_pod more = f;
+
+		more.gpu_mem_mib = 4096;
+		expect_refused(&c, &more, (struct kerf_binding){ 1, 1 }, true,
+			       "unbind on 'a100x4': GPU 0 was not held");
+	}
 	expect_refused(&c, &w, (struct kerf_binding){ 9, 1 }, true,
 		       "binding: node 9 does not exist");
 	expect_refused(&c, &f, (struct kerf_binding){ 1, 0 }, true,

@@ -1,12 +1,14 @@
 /*
  * gpu-clustering: keep pods of the same GPU class (fraction, 1 GPU, 2 GPUs,
  * ...) together.  As published, by bands of 25:
- *   node holds only this class      -> (75, 100]
- *   node holds this class and others -> (50, 75]
- *   node holds no GPU pod           -> (25, 50]
- *   node holds only other classes   -> (0, 25]
- * and within a band, more GPU in use scores higher:
- *   band + 25 * (8000 - gpu_free) / 8000.  CPU-only pods score 0.
+ *   node holds only this class       -> band 75
+ *   node holds this class and others -> band 50
+ *   node holds no GPU pod            -> band 25
+ *   node holds only other classes    -> band 0
+ * plus, within a band, more GPU in use scores higher:
+ *   band + 25 * (8000 - gpu_free) / 8000 (integer division, so an idle
+ * 8-GPU node scores exactly its band; a node with more than 8 free GPUs can
+ * fall below it).  CPU-only pods score 0.
  */
 #include "core/plugins/plugins.h"
 
