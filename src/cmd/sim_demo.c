@@ -14,7 +14,7 @@
 #include "sim/openb_batch.h"
 #include "sim/openb_report.h"
 
-enum { DEMO_SEEDS = 3, DEMO_TRACE_SEED = 2026 };
+enum { DEMO_SEEDS = 5, DEMO_TRACE_SEED = 2026 };
 
 static void describe_cluster(const struct kerf_openb *t)
 {

@@ -1,0 +1,120 @@
+/*
+ * Golden test on the real openb trace: fgd and best-fit must reproduce the
+ * figures published with the FGD artifact (unallocated GPU at 100 % arrival,
+ * mean over seeds 42-51: within 0.3 points on default, 0.6 on the other
+ * traces), and kerf must leave fewer GPUs unallocated than fgd on every
+ * trace.  The trace is read from $KERF_OPENB_DIR; when it is absent every
+ * case is skipped with a message (the data is never part of the project).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/openb.h"
+#include "sim/openb_batch.h"
+
+struct published {
+	const char *trace;
+	double fgd;          /* unalloc % at 100 % arrival, artifact means */
+	double best_fit;
+	double tolerance;    /* points */
+};
+
+static const struct published published[] = {
+	{ "default", 4.77, 7.14, 0.3 },
+	{ "cpu100", 4.79, 6.74, 0.6 },
+	{ "gpushare40", 6.04, 8.56, 0.6 },
+	{ "gpushare80", 10.92, 13.34, 0.6 },
+	{ "gpuspec10", 5.34, 6.90, 0.6 },
+	{ "multigpu30", 3.64, 5.43, 0.6 },
+};
+
+enum { NR_SEEDS = 10 };
+
+static const char *openb_dir(void)
+{
+	const char *d = getenv("KERF_OPENB_DIR");
+
+	return d && *d ? d : "../shared/data/openb";
+}
+
+static bool load(struct kerf_openb *t, const char *trace)
+{
+	char nodes[4096], pods[4096];
+	struct kerf_err err = { 0 };
+	FILE *f;
+
+	snprintf(nodes, sizeof(nodes), "%s/openb_node_list_gpu_node.csv",
+		 openb_dir());
+	snprintf(pods, sizeof(pods), "%s/openb_pod_list_%s.csv", openb_dir(),
+		 trace);
+	f = fopen(pods, "r");
+	if (!f)
+		return false;
+	fclose(f);
+	kerf_openb_init(t);
+	assert_int_equal(kerf_openb_load(t, nodes, pods, &err), 0);
+	return true;
+}
+
+static double unalloc(const struct kerf_openb *t, const char *policy)
+{
+	uint64_t seeds[NR_SEEDS];
+	struct kerf_run runs[NR_SEEDS];
+	struct kerf_batch_summary *sum = malloc(sizeof(*sum));
+	struct kerf_run_opts opts = { .policy = policy, .inflate_pct = 130 };
+	struct kerf_err err = { 0 };
+	double v;
+
+	assert_non_null(sum);
+	for (int i = 0; i < NR_SEEDS; i++)
+		seeds[i] = (uint64_t)(42 + i);
+	assert_int_equal(kerf_batch_run(t, &opts, seeds, NR_SEEDS, 2, runs,
+					NULL, NULL, sum, &err), 0);
+	v = sum->unalloc_pct_100_mean;
+	free(sum);
+	return v;
+}
+
+static void check_trace(void **state)
+{
+	const struct published *p = *state;
+	struct kerf_openb t;
+	double fgd, bf, kerf;
+
+	if (!load(&t, p->trace)) {
+		printf("# openb trace '%s' not found in %s: skipped\n", p->trace,
+		       openb_dir());
+		skip();
+	}
+	fgd = unalloc(&t, "fgd");
+	bf = unalloc(&t, "best-fit");
+	kerf = unalloc(&t, "kerf");
+	printf("# %-11s fgd %.2f (published %.2f)  best-fit %.2f (published %.2f)  kerf %.2f\n",
+	       p->trace, fgd, p->fgd, bf, p->best_fit, kerf);
+	kerf_openb_release(&t);
+	assert_true(fgd >= p->fgd - p->tolerance && fgd <= p->fgd + p->tolerance);
+	assert_true(bf >= p->best_fit - p->tolerance &&
+		    bf <= p->best_fit + p->tolerance);
+	assert_true(kerf < fgd);
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(published) / sizeof(published[0])];
+
+	for (size_t i = 0; i < sizeof(published) / sizeof(published[0]); i++) {
+		tests[i] = (struct CMUnitTest){
+			.name = published[i].trace,
+			.test_func = check_trace,
+			.initial_state = (void *)&published[i],
+		};
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
