@@ -142,12 +142,10 @@ struct progress {
 	bool tty;
 };
 
-static void on_progress(void *ctx, const struct kerf_run *run, size_t done,
-			size_t total)
+static void on_progress(void *ctx, size_t done, size_t total)
 {
 	struct progress *p = ctx;
 
-	(void)run;
 	if (!p->tty)
 		return;
 	fprintf(stderr, "\r%-15s %zu/%zu seeds", p->policy, done, total);

@@ -6,21 +6,21 @@
 
 static const struct kerf_policy_info policies[] = {
 	{ "random", "a random feasible node",
-	  &kerf_plugin_random, false },
+	  &kerf_plugin_random },
 	{ "dotprod", "Tetris dot product of free and requested resources",
-	  &kerf_plugin_dotprod, false },
+	  &kerf_plugin_dotprod },
 	{ "gpu-packing", "fill shared GPUs, then used nodes, then idle nodes",
-	  &kerf_plugin_gpu_packing, false },
+	  &kerf_plugin_gpu_packing },
 	{ "gpu-clustering", "keep pods of the same GPU class together",
-	  &kerf_plugin_gpu_clustering, false },
+	  &kerf_plugin_gpu_clustering },
 	{ "best-fit", "least free CPU and GPU left after the pod",
-	  &kerf_plugin_best_fit, false },
+	  &kerf_plugin_best_fit },
 	{ "first-fit", "the first feasible node in rank order",
-	  &kerf_plugin_first_fit, false },
+	  &kerf_plugin_first_fit },
 	{ "fgd", "fragmentation gradient descent (ATC'23), as published",
-	  &kerf_plugin_fgd, true },
+	  &kerf_plugin_fgd },
 	{ "kerf", "kerf's default: fragmentation-aware, learns the workload online",
-	  &kerf_plugin_kerf, false },
+	  &kerf_plugin_kerf },
 };
 
 size_t kerf_policy_count(void)

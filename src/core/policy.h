@@ -15,7 +15,6 @@ struct kerf_policy_info {
 	const char *name;
 	const char *summary;               /* one line for --help */
 	const struct kerf_plugin *scorer;
-	bool needs_dist;                   /* wants the trace's typical pods */
 };
 
 size_t kerf_policy_count(void);

@@ -155,8 +155,8 @@ static int node_name_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int check_unique_nodes(const struct kerf_openb *o, size_t from,
-			      const char *path, struct kerf_err *err)
+static int check_unique_nodes(const struct kerf_openb *o, const char *path,
+			      struct kerf_err *err)
 {
 	size_t n = o->nr_nodes;
 	const struct kerf_openb_node **v;
@@ -176,7 +176,6 @@ static int check_unique_nodes(const struct kerf_openb *o, size_t from,
 					  "%s: node '%s' is listed twice", path,
 					  v[i]->name);
 	free(v);
-	(void)from;
 	return rc;
 }
 
@@ -247,7 +246,7 @@ int kerf_openb_parse_nodes(struct kerf_openb *o, const char *path,
 		o->nr_nodes++;
 	}
 	if (rc == 0)
-		rc = check_unique_nodes(o, before, path, err);
+		rc = check_unique_nodes(o, path, err);
 out:
 	if (rc < 0)
 		o->nr_nodes = before;

@@ -142,7 +142,7 @@ int kerf_batch_run(const struct kerf_openb *trace,
 		reported = b.done;
 		pthread_mutex_unlock(&b.lock);
 		if (progress)
-			progress(ctx, NULL, reported, nr_seeds);
+			progress(ctx, reported, nr_seeds);
 		pthread_mutex_lock(&b.lock);
 	}
 	pthread_mutex_unlock(&b.lock);

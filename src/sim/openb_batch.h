@@ -27,9 +27,8 @@ struct kerf_batch_summary {
 	double curve_sd[KERF_CURVE_MAX_PCT + 1];
 };
 
-/* Called from the calling thread after each run finishes (may be NULL). */
-typedef void (*kerf_batch_progress_fn)(void *ctx, const struct kerf_run *run,
-				       size_t done, size_t total);
+/* Called from the calling thread as runs finish (may be NULL). */
+typedef void (*kerf_batch_progress_fn)(void *ctx, size_t done, size_t total);
 
 /*
  * Run opts->policy for each of seeds[] with up to jobs threads; runs[]

@@ -23,6 +23,32 @@ static json_t *real_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
+/*
+ * GPUs dropped before arrivals reached 100 %, mean over runs, by class:
+ * "fraction", "gpu1", "gpu2", ... (classes with none are left out).
+ */
+static json_t *failed_by_class(const struct kerf_run *runs, size_t nr_runs)
+{
+	json_t *cls = json_object();
+
+	for (int k = 0; k < KERF_POD_CLASSES && cls; k++) {
+		char name[16];
+		double v = 0;
+
+		for (size_t i = 0; i < nr_runs; i++)
+			v += (double)runs[i].failed_gpu_milli_100_by_class[k + 1];
+		if (v == 0)
+			continue;
+		if (k == 0)
+			snprintf(name, sizeof(name), "fraction");
+		else
+			snprintf(name, sizeof(name), "gpu%d", k);
+		json_object_set_new(cls, name,
+				    json_real(v / (double)nr_runs / KERF_GPU_MILLI));
+	}
+	return cls;
+}
+
 int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
 		     const struct kerf_run *runs, size_t nr_runs)
 {
@@ -51,26 +77,8 @@ int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
 	json_object_set_new(o, "alloc_pct_end_mean",
 			    real_or_null(s->alloc_pct_end_mean));
 	json_object_set_new(o, "pods_mean", json_real(s->pods_mean));
-	{
-		json_t *cls = json_object();
-		static const char *const names[] = { "cpu", "fraction", "gpu1", "gpu2", "gpu3", "gpu4" };
-
-		for (int k = 0; k < 6; k++) {
-			double v = 0;
-
-			for (size_t i = 0; i < nr_runs; i++)
-				v += (double)runs[i].failed_gpu_milli_100_by_class[k];
-			json_object_set_new(cls, names[k], json_real(v / (double)nr_runs / 1000.0));
-		}
-		{
-			double v = 0;
-
-			for (size_t i = 0; i < nr_runs; i++)
-				v += (double)runs[i].failed_gpu_milli_100_by_class[9];
-			json_object_set_new(cls, "gpu8", json_real(v / (double)nr_runs / 1000.0));
-		}
-		json_object_set_new(o, "failed_gpus_100_by_class", cls);
-	}
+	json_object_set_new(o, "failed_gpus_100_by_class",
+			    failed_by_class(runs, nr_runs));
 	json_object_set_new(o, "failed_pods_mean", json_real(s->failed_pods_mean));
 	json_object_set_new(o, "decisions_per_s", json_real(s->decisions_per_s));
 	json_object_set_new(o, "wall_s", json_real(s->wall_s));

@@ -57,7 +57,6 @@ static void test_registry_is_exact(void **state)
 		/* The plug-in carries the policy's name. */
 		assert_string_equal(info->scorer->name, names[i]);
 		assert_ptr_equal(kerf_policy_lookup(names[i]), info);
-		assert_int_equal(info->needs_dist, strcmp(names[i], "fgd") == 0);
 	}
 	assert_null(kerf_policy_at(NR_NAMES));
 	assert_null(kerf_policy_at(SIZE_MAX));
