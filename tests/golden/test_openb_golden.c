@@ -88,11 +88,7 @@ static void check_trace(void **state)
 	struct kerf_openb t;
 	double fgd, bf, kerf;
 
-	if (!load(&t, p->trace)) {
-		printf("# openb trace '%s' not found in %s: skipped\n", p->trace,
-		       openb_dir());
-		skip();
-	}
+	assert_true(load(&t, p->trace));
 	fgd = unalloc(&t, "fgd");
 	bf = unalloc(&t, "best-fit");
 	kerf = unalloc(&t, "kerf");
@@ -105,16 +101,40 @@ static void check_trace(void **state)
 	assert_true(kerf < fgd);
 }
 
+static bool trace_present(const char *trace)
+{
+	char pods[4096];
+	FILE *f;
+
+	snprintf(pods, sizeof(pods), "%s/openb_pod_list_%s.csv", openb_dir(),
+		 trace);
+	f = fopen(pods, "r");
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[sizeof(published) / sizeof(published[0])];
+	size_t nr = 0;
 
 	for (size_t i = 0; i < sizeof(published) / sizeof(published[0]); i++) {
-		tests[i] = (struct CMUnitTest){
+		if (!trace_present(published[i].trace)) {
+			printf("# openb trace '%s' not found in %s: skipped\n",
+			       published[i].trace, openb_dir());
+			continue;
+		}
+		tests[nr++] = (struct CMUnitTest){
 			.name = published[i].trace,
 			.test_func = check_trace,
 			.initial_state = (void *)&published[i],
 		};
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (nr == 0) {
+		/* TAP: a plan of nothing, skipped as a whole. */
+		printf("1..0 # SKIP the openb trace is not in %s\n", openb_dir());
+		return 0;
+	}
+	return _cmocka_run_group_tests("openb_golden", tests, nr, NULL, NULL);
 }
