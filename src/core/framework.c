@@ -163,12 +163,14 @@ struct reason_count {
 
 /* Say why no node fits, kube-scheduler style. */
 static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
-		    const struct kerf_pod *p, struct kerf_status *st)
+		    const struct kerf_pod *p, const uint8_t *allowed,
+		    struct kerf_status *st)
 {
 	const struct kerf_policy *pol = s->policy;
 	struct reason_count reasons[REASON_KINDS];
 	int nr_reasons = 0;
 	bool resolvable = false;
+	size_t nr_seen = 0;
 	char buf[KERF_REASON_MAX];
 	size_t off;
 
@@ -180,6 +182,9 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		const char *why = "no GPU choice";
 		int k;
 
+		if (allowed && !allowed[i])
+			continue;
+		nr_seen++;
 		for (int f = 0; f < pol->nr_filters; f++) {
 			const struct kerf_policy_slot *fs = &pol->filters[f];
 
@@ -203,7 +208,7 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 			reasons[k].count++;
 	}
 	off = (size_t)snprintf(buf, sizeof(buf), "0/%zu nodes are available",
-			       c->nr_nodes);
+			       nr_seen);
 	for (int k = 0; k < nr_reasons && off < sizeof(buf); k++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 					"%s %u %s", k ? "," : ":",
@@ -219,6 +224,16 @@ enum kerf_code kerf_sched_select(struct kerf_sched *s,
 				 struct kerf_binding *b,
 				 struct kerf_status *st)
 {
+	return kerf_sched_select_in(s, c, p, NULL, b, st);
+}
+
+enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
+				    const struct kerf_cluster *c,
+				    const struct kerf_pod *p,
+				    const uint8_t *allowed,
+				    struct kerf_binding *b,
+				    struct kerf_status *st)
+{
 	struct kerf_cache_entry *row = NULL;
 	struct kerf_cache_entry tmp;
 	int32_t best_score = INT32_MIN;
@@ -232,6 +247,8 @@ enum kerf_code kerf_sched_select(struct kerf_sched *s,
 		const struct kerf_node *n = &c->nodes[i];
 		struct kerf_cache_entry *e = row ? &row[i] : &tmp;
 
+		if (allowed && !allowed[i])
+			continue;
 		if (row && e->stamp == n->stamp)
 			s->stats.nr_cache_hits++;
 		else
@@ -243,7 +260,7 @@ enum kerf_code kerf_sched_select(struct kerf_sched *s,
 		}
 	}
 	if (best == SIZE_MAX) {
-		explain(s, c, p, st);
+		explain(s, c, p, allowed, st);
 		return st ? st->code : KERF_UNSCHEDULABLE;
 	}
 	b->node = (uint32_t)best;
@@ -283,6 +300,29 @@ int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,
 		      &c->nodes[b.node], p, b.gpus);
 	reserve_slots(s->policy->scorers, s->policy->nr_scorers, c,
 		      &c->nodes[b.node], p, b.gpus);
+	return 0;
+}
+
+int kerf_sched_unreserve(struct kerf_sched *s, struct kerf_cluster *c,
+			 const struct kerf_pod *p, struct kerf_binding b,
+			 struct kerf_err *err)
+{
+	const struct kerf_policy *pol = s->policy;
+	int rc = kerf_cluster_unbind(c, p, b, err);
+
+	if (rc < 0)
+		return rc;
+	/* reverse order of reserve */
+	for (int i = pol->nr_scorers; i-- > 0;)
+		if (pol->scorers[i].plugin->unreserve)
+			pol->scorers[i].plugin->unreserve(pol->scorers[i].priv, c,
+							  &c->nodes[b.node], p,
+							  b.gpus);
+	for (int i = pol->nr_filters; i-- > 0;)
+		if (pol->filters[i].plugin->unreserve)
+			pol->filters[i].plugin->unreserve(pol->filters[i].priv, c,
+							  &c->nodes[b.node], p,
+							  b.gpus);
 	return 0;
 }
 

@@ -57,6 +57,10 @@ struct kerf_plugin {
 	void (*reserve)(void *priv, const struct kerf_cluster *c,
 			const struct kerf_node *n, const struct kerf_pod *p,
 			uint16_t gpus);
+	/* A reserve was rolled back (the pod is unbound again). */
+	void (*unreserve)(void *priv, const struct kerf_cluster *c,
+			  const struct kerf_node *n, const struct kerf_pod *p,
+			  uint16_t gpus);
 };
 
 enum { KERF_POLICY_MAX_PLUGINS = 8 };
@@ -120,6 +124,17 @@ enum kerf_code kerf_sched_select(struct kerf_sched *s,
 				 struct kerf_binding *b,
 				 struct kerf_status *st);
 
+/*
+ * kerf_sched_select over the nodes i with allowed[i] != 0 only (allowed may
+ * be NULL: every node).  The cache is shared with the unrestricted select.
+ */
+enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
+				    const struct kerf_cluster *c,
+				    const struct kerf_pod *p,
+				    const uint8_t *allowed,
+				    struct kerf_binding *b,
+				    struct kerf_status *st);
+
 /* Drop every cached verdict (see kerf_sched_select). */
 void kerf_sched_forget(struct kerf_sched *s);
 
@@ -127,6 +142,11 @@ void kerf_sched_forget(struct kerf_sched *s);
 int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,
 		       const struct kerf_pod *p, struct kerf_binding b,
 		       struct kerf_err *err);
+
+/* Undo a kerf_sched_reserve of the same pod and binding. */
+int kerf_sched_unreserve(struct kerf_sched *s, struct kerf_cluster *c,
+			 const struct kerf_pod *p, struct kerf_binding b,
+			 struct kerf_err *err);
 
 /* observe + select + reserve: the one-pod cycle of the simulator. */
 enum kerf_code kerf_sched_place(struct kerf_sched *s, struct kerf_cluster *c,

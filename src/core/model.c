@@ -103,6 +103,12 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 	return (int)c->nr_nodes++;
 }
 
+void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d)
+{
+	if (i < c->nr_nodes)
+		c->nodes[i].domain = d;
+}
+
 int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 {
 	kerf_cluster_init(dst);

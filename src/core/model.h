@@ -59,6 +59,7 @@ struct kerf_node {
 	int32_t gpu_mem_mib[KERF_NODE_MAX_GPUS];      /* capacity, 0 = not tracked */
 	int32_t gpu_mem_free_mib[KERF_NODE_MAX_GPUS];
 	uint16_t nr_pods_by_class[KERF_POD_CLASSES];  /* GPU pods by class */
+	uint32_t domain;            /* NVLink domain id; 0 = none (node alone) */
 };
 
 /*
@@ -108,6 +109,9 @@ int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name);
 int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 			  int64_t cpu_milli, int64_t mem_mib, int model,
 			  int nr_gpus, struct kerf_err *err);
+
+/* Put node i in NVLink domain d (0 = none). */
+void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d);
 
 /* Deep copy of src into dst (dst uninitialised); negative on OOM. */
 int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src);

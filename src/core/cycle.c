@@ -1,0 +1,555 @@
+#include "core/cycle.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Gang shapes that failed for capacity in this cycle (no capacity comes
+ * free inside a cycle, so an identical gang fails too). */
+enum { FAILED_SHAPES = 256, NODE_ATTEMPTS = 16, DOMAIN_ATTEMPTS = 64 };
+
+struct cycle_ctx {
+	struct kerf_sched *s;
+	struct kerf_state *st;
+	int64_t now_ms;
+	int64_t *share;             /* per tenant, see tenant_shares */
+	struct kerf_wl_pod *scratch;/* pods being placed */
+	uint8_t *allowed;           /* per node, for topology constraints */
+	uint64_t failed[FAILED_SHAPES];
+	size_t nr_failed;
+};
+
+/*
+ * Weighted dominant share of each tenant, in parts per million per unit
+ * weight: the largest fraction of any cluster dimension its subtree uses,
+ * usage blended half and half with its history, over its weight.
+ */
+static void tenant_shares(struct cycle_ctx *x)
+{
+	const struct kerf_state *st = x->st;
+	const struct kerf_res *cap = &st->tenants.t[KERF_TENANT_ROOT].quota.nominal;
+
+	for (size_t t = 0; t < st->tenants.nr; t++) {
+		const struct kerf_tenant *tn = &st->tenants.t[t];
+		int64_t best = 0;
+
+		for (int i = 0; i < st->tenants.nr_res; i++) {
+			int64_t eff, s;
+
+			if (cap->v[i] <= 0)
+				continue;
+			eff = tn->usage.v[i] / 2 + st->usage_avg[t].v[i] / 2;
+			s = (int64_t)((__int128)eff * 1000000 / cap->v[i]);
+			if (s > best)
+				best = s;
+		}
+		x->share[t] = best * 1000 / tn->weight;
+	}
+}
+
+/* The ancestor of t at depth d. */
+static int ancestor_at(const struct kerf_tenants *tt, int t, int d)
+{
+	while (tt->t[t].depth > d)
+		t = tt->t[t].parent;
+	return t;
+}
+
+static int cmp_workloads(const struct cycle_ctx *x, const struct kerf_workload *a,
+			 const struct kerf_workload *b)
+{
+	const struct kerf_tenants *tt = &x->st->tenants;
+	int32_t va = x->st->classes.c[a->class_idx].value;
+	int32_t vb = x->st->classes.c[b->class_idx].value;
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	if (a->tenant != b->tenant) {
+		/* compare the two subtrees where the paths part */
+		int ta = a->tenant, tb = b->tenant;
+		int d = tt->t[ta].depth < tt->t[tb].depth ? tt->t[ta].depth
+							  : tt->t[tb].depth;
+
+		ta = ancestor_at(tt, ta, d);
+		tb = ancestor_at(tt, tb, d);
+		while (tt->t[ta].parent != tt->t[tb].parent) {
+			ta = tt->t[ta].parent;
+			tb = tt->t[tb].parent;
+		}
+		if (ta != tb && x->share[ta] != x->share[tb])
+			return x->share[ta] < x->share[tb] ? -1 : 1;
+	}
+	if (a->submit_ms != b->submit_ms)
+		return a->submit_ms < b->submit_ms ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Stable merge sort of workload pointers with the cycle's order. */
+static void sort_pending(const struct cycle_ctx *x, struct kerf_workload **v,
+			 struct kerf_workload **tmp, size_t n)
+{
+	size_t half = n / 2, i = 0, j = half, k = 0;
+
+	if (n < 2)
+		return;
+	sort_pending(x, v, tmp, half);
+	sort_pending(x, v + half, tmp, n - half);
+	while (i < half && j < n)
+		tmp[k++] = cmp_workloads(x, v[j], v[i]) < 0 ? v[j++] : v[i++];
+	while (i < half)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+static bool class_allowed(const struct kerf_state *st,
+			  const struct kerf_workload *w)
+{
+	for (int t = w->tenant; t > KERF_TENANT_ROOT; t = st->tenants.t[t].parent) {
+		uint32_t m = st->tenants.t[t].allowed_classes;
+
+		if (m && !(m >> w->class_idx & 1))
+			return false;
+	}
+	return true;
+}
+
+static uint64_t all_models(const struct kerf_cluster *c)
+{
+	return c->nr_models >= 64 ? UINT64_MAX
+				  : ((uint64_t)1 << c->nr_models) - 1;
+}
+
+/* Models every GPU pod set of w may use (all models if none asks GPUs). */
+static uint64_t common_flavors(const struct kerf_state *st,
+			       const struct kerf_workload *w)
+{
+	uint64_t m = all_models(&st->cluster);
+
+	for (int i = 0; i < w->nr_sets; i++)
+		if (w->sets[i].req.nr_gpus > 0 && w->sets[i].req.model_mask)
+			m &= w->sets[i].req.model_mask;
+	return m;
+}
+
+static bool has_gpu_sets(const struct kerf_workload *w)
+{
+	for (int i = 0; i < w->nr_sets; i++)
+		if (w->sets[i].req.nr_gpus > 0)
+			return true;
+	return false;
+}
+
+/* The quota w would take if all its GPU pods used model f (-1: none). */
+static void request_on(const struct kerf_workload *w, int f,
+		       struct kerf_res *req)
+{
+	kerf_res_zero(req);
+	for (int i = 0; i < w->nr_sets; i++) {
+		struct kerf_res one;
+
+		kerf_res_of_pod(&one, &w->sets[i].req, f, w->sets[i].count);
+		kerf_res_add(req, &one);
+	}
+}
+
+/* The quota of what was actually placed. */
+static void request_placed(const struct kerf_state *st,
+			   const struct kerf_workload *w,
+			   const struct kerf_wl_pod *pods, uint32_t nr,
+			   struct kerf_res *req)
+{
+	kerf_res_zero(req);
+	for (uint32_t k = 0; k < nr; k++) {
+		const struct kerf_node *n = &st->cluster.nodes[pods[k].b.node];
+		struct kerf_res one;
+
+		kerf_res_of_pod(&one, &w->sets[pods[k].set].req,
+				n->nr_gpus ? n->model : -1, 1);
+		kerf_res_add(req, &one);
+	}
+}
+
+static void rollback(struct cycle_ctx *x, const struct kerf_workload *w,
+		     uint32_t nr)
+{
+	while (nr-- > 0)
+		kerf_sched_unreserve(x->s, &x->st->cluster,
+				     &w->sets[x->scratch[nr].set].req,
+				     x->scratch[nr].b, NULL);
+}
+
+/*
+ * Place the pods of w in set order on the allowed nodes (NULL: all),
+ * restricted to the models in flavors.  Keeps going after a failure only
+ * to reach more than min_count; on success *nr >= min_count and the pods are
+ * bound, otherwise nothing is bound and st says why the last pod failed.
+ */
+static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
+		       uint64_t flavors, const uint8_t *allowed, uint32_t *nr,
+		       struct kerf_status *why)
+{
+	struct kerf_cluster *c = &x->st->cluster;
+	uint32_t placed = 0;
+
+	for (int si = 0; si < w->nr_sets; si++) {
+		struct kerf_pod p = w->sets[si].req;
+
+		if (p.nr_gpus > 0) {
+			p.model_mask = (p.model_mask ? p.model_mask : all_models(c)) &
+				       flavors;
+			if (!p.model_mask) {
+				kerf_status_set(why, KERF_UNRESOLVABLE, "cycle",
+						"no GPU model both allowed and within quota");
+				break;
+			}
+		}
+		for (uint32_t k = 0; k < w->sets[si].count; k++) {
+			struct kerf_binding b;
+
+			if (kerf_sched_select_in(x->s, c, &p, allowed, &b, why) != KERF_FIT)
+				goto out;
+			if (kerf_sched_reserve(x->s, c, &w->sets[si].req, b, NULL) < 0) {
+				kerf_status_set(why, KERF_INTERNAL, "cycle",
+						"reserve refused a selected binding");
+				goto out;
+			}
+			x->scratch[placed++] = (struct kerf_wl_pod){
+				.set = (uint8_t)si, .b = b
+			};
+		}
+	}
+out:
+	if (placed >= w->min_count) {
+		*nr = placed;
+		return true;
+	}
+	rollback(x, w, placed);
+	*nr = 0;
+	return false;
+}
+
+/* Every pod on one node: try the nodes the first pod would pick. */
+static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
+			   uint64_t flavors, uint32_t *nr,
+			   struct kerf_status *why)
+{
+	struct kerf_cluster *c = &x->st->cluster;
+	uint8_t *excluded = x->allowed;
+	bool ok = false;
+
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		excluded[i] = 1;
+	for (int attempt = 0; attempt < NODE_ATTEMPTS && !ok; attempt++) {
+		struct kerf_pod p = w->sets[0].req;
+		struct kerf_binding b;
+		uint8_t *only;
+
+		if (p.nr_gpus > 0)
+			p.model_mask = (p.model_mask ? p.model_mask : all_models(c)) &
+				       flavors;
+		if ((p.nr_gpus > 0 && !p.model_mask) ||
+		    kerf_sched_select_in(x->s, c, &p, excluded, &b, why) != KERF_FIT)
+			break;
+		/* try the whole gang there */
+		only = calloc(c->nr_nodes, 1);
+		if (!only)
+			break;
+		only[b.node] = 1;
+		ok = place_pods(x, w, flavors, only, nr, why);
+		free(only);
+		excluded[b.node] = 0;
+	}
+	return ok;
+}
+
+/* Every pod in one NVLink domain: try the domains in node order. */
+static bool place_one_domain(struct cycle_ctx *x, const struct kerf_workload *w,
+			     uint64_t flavors, uint32_t *nr,
+			     struct kerf_status *why)
+{
+	struct kerf_cluster *c = &x->st->cluster;
+	int tried = 0;
+
+	for (size_t i = 0; i < c->nr_nodes && tried < DOMAIN_ATTEMPTS; i++) {
+		uint32_t d = c->nodes[i].domain;
+		bool seen = false;
+
+		if (d == 0)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = c->nodes[j].domain == d;
+		if (seen)
+			continue;
+		tried++;
+		for (size_t j = 0; j < c->nr_nodes; j++)
+			x->allowed[j] = c->nodes[j].domain == d;
+		if (place_pods(x, w, flavors, x->allowed, nr, why))
+			return true;
+	}
+	/* nodes outside any domain are domains of one */
+	return place_one_node(x, w, flavors, nr, why);
+}
+
+static bool place_gang(struct cycle_ctx *x, const struct kerf_workload *w,
+		       uint64_t flavors, uint32_t *nr, struct kerf_status *why)
+{
+	switch (w->topology) {
+	case KERF_TOPO_NODE:
+		return place_one_node(x, w, flavors, nr, why);
+	case KERF_TOPO_NVLINK:
+		return place_one_domain(x, w, flavors, nr, why);
+	case KERF_TOPO_PACK:
+		if (place_one_node(x, w, flavors, nr, why))
+			return true;
+		return place_pods(x, w, flavors, NULL, nr, why);
+	case KERF_TOPO_ANY:
+		break;
+	}
+	return place_pods(x, w, flavors, NULL, nr, why);
+}
+
+static void set_pending(struct kerf_workload *w, enum kerf_pending code,
+			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_pending(struct kerf_workload *w, enum kerf_pending code,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	w->pending = code;
+	va_start(ap, fmt);
+	vsnprintf(w->pending_text, sizeof(w->pending_text), fmt, ap);
+	va_end(ap);
+}
+
+static void quota_sentence(const struct kerf_state *st,
+			   const struct kerf_quota_verdict *v, char *buf,
+			   size_t size)
+{
+	const struct kerf_tenant *t = &st->tenants.t[v->tenant];
+	char dim[48];
+
+	kerf_res_name(&st->cluster, v->res, dim, sizeof(dim));
+	if (v->nominal_only)
+		snprintf(buf, size,
+			 "non-preemptible work must fit in nominal quota: tenant '%s' %s would reach %" PRId64 " of nominal %" PRId64,
+			 t->name, dim, v->need, v->limit);
+	else
+		snprintf(buf, size,
+			 "tenant '%s' %s would reach %" PRId64 ", over its limit %" PRId64 " (nominal %" PRId64 " + borrowing); it uses %" PRId64,
+			 t->name, dim, v->need, v->limit,
+			 t->quota.nominal.v[v->res], t->usage.v[v->res]);
+}
+
+static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ flavors ^ ((uint64_t)w->topology << 56) ^
+		     w->min_count;
+
+	for (int i = 0; i < w->nr_sets; i++) {
+		const struct kerf_pod *p = &w->sets[i].req;
+		const uint64_t v[] = { (uint64_t)p->cpu_milli, (uint64_t)p->mem_mib,
+				       (uint64_t)p->gpu_milli, (uint64_t)p->gpu_mem_mib,
+				       p->nr_gpus, p->model_mask, w->sets[i].count };
+
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			h ^= v[k];
+			h *= 0x100000001b3ULL;
+			h ^= h >> 29;
+		}
+	}
+	return h;
+}
+
+static bool failed_before(const struct cycle_ctx *x, uint64_t h)
+{
+	for (size_t i = 0; i < x->nr_failed; i++)
+		if (x->failed[i] == h)
+			return true;
+	return false;
+}
+
+static void commit(struct cycle_ctx *x, struct kerf_workload *w, uint32_t nr,
+		   const struct kerf_res *req)
+{
+	w->pods = malloc(nr * sizeof(*w->pods));
+	if (!w->pods) {
+		/* cannot record the bindings: give them back, try later */
+		rollback(x, w, nr);
+		set_pending(w, KERF_PENDING_CAPACITY, "out of memory recording bindings");
+		return;
+	}
+	memcpy(w->pods, x->scratch, nr * sizeof(*w->pods));
+	w->nr_bound = nr;
+	w->charged = *req;
+	kerf_quota_charge(&x->st->tenants, w->tenant, req, w->nonpreemptible);
+	w->state = KERF_WL_RUNNING;
+	w->start_ms = x->now_ms;
+	w->pending = KERF_PENDING_NONE;
+	w->pending_text[0] = '\0';
+}
+
+/* Try one flavor set: place, check the quota of the placement, commit. */
+static bool attempt(struct cycle_ctx *x, struct kerf_workload *w,
+		    uint64_t flavors, struct kerf_status *why,
+		    struct kerf_quota_verdict *qv, bool *quota_failed)
+{
+	struct kerf_res req;
+	uint32_t nr;
+
+	if (!place_gang(x, w, flavors, &nr, why))
+		return false;
+	request_placed(x->st, w, x->scratch, nr, &req);
+	if (!kerf_quota_fits(&x->st->tenants, w->tenant, &req,
+			     w->nonpreemptible, qv)) {
+		rollback(x, w, nr);
+		*quota_failed = true;
+		return false;
+	}
+	commit(x, w, nr, &req);
+	return w->state == KERF_WL_RUNNING;
+}
+
+static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
+		      struct kerf_cycle_stats *stats)
+{
+	const struct kerf_state *st = x->st;
+	uint64_t common = common_flavors(st, w), fitting = 0, h;
+	struct kerf_quota_verdict qv = { .fits = true }, first_qv = { .fits = true };
+	struct kerf_status why = { .code = KERF_FIT };
+	struct kerf_res req;
+	bool quota_failed = false, gpu = has_gpu_sets(w);
+	char text[KERF_REASON_MAX];
+
+	if (!class_allowed(st, w)) {
+		set_pending(w, KERF_PENDING_CLASS,
+			    "priority class '%s' is not allowed for tenant '%s'",
+			    st->classes.c[w->class_idx].name,
+			    st->tenants.t[w->tenant].name);
+		stats->nr_other++;
+		return;
+	}
+	/* Quota pre-check: which flavors could hold the whole gang? */
+	if (!gpu) {
+		request_on(w, -1, &req);
+		if (!kerf_quota_fits(&st->tenants, w->tenant, &req,
+				     w->nonpreemptible, &first_qv))
+			goto over_quota;
+		fitting = all_models(&st->cluster);
+	} else if (!common) {
+		/* sets ask disjoint models: only the placement can tell */
+		fitting = all_models(&st->cluster);
+	} else {
+		for (int f = 0; f < (int)st->cluster.nr_models; f++) {
+			if (!(common >> f & 1))
+				continue;
+			request_on(w, f, &req);
+			if (kerf_quota_fits(&st->tenants, w->tenant, &req,
+					    w->nonpreemptible, &qv))
+				fitting |= (uint64_t)1 << f;
+			else if (first_qv.fits)
+				first_qv = qv;
+		}
+		if (!fitting)
+			goto over_quota;
+	}
+	h = gang_hash(w, fitting);
+	if (failed_before(x, h)) {
+		stats->nr_capacity++;
+		w->pending = KERF_PENDING_CAPACITY; /* same text as its twin */
+		return;
+	}
+	stats->nr_placements++;
+	if (attempt(x, w, fitting, &why, &qv, &quota_failed))
+		goto admitted;
+	/* Mixed flavors may pass a limit one flavor alone does not. */
+	if (quota_failed && __builtin_popcountll(fitting) > 1) {
+		for (int f = 0; f < (int)st->cluster.nr_models; f++) {
+			if (!(fitting >> f & 1))
+				continue;
+			stats->nr_placements++;
+			if (attempt(x, w, (uint64_t)1 << f, &why, &qv, &quota_failed))
+				goto admitted;
+		}
+	}
+	if (quota_failed) {
+		quota_sentence(st, &qv, text, sizeof(text));
+		set_pending(w, KERF_PENDING_QUOTA, "%s", text);
+		stats->nr_quota++;
+		return;
+	}
+	if (why.code == KERF_UNRESOLVABLE && w->topology == KERF_TOPO_ANY) {
+		set_pending(w, KERF_PENDING_NEVER_FITS,
+			    "needs %u pods (%" PRId64 " GPU milli); no node can ever host one: %s",
+			    w->min_count, kerf_workload_gpu_milli(w), why.reason);
+		stats->nr_other++;
+		return;
+	}
+	set_pending(w, KERF_PENDING_CAPACITY,
+		    "needs %u of %u pods (%" PRId64 " GPU milli) placed together%s; not enough free now: %s",
+		    w->min_count, kerf_workload_pods(w), kerf_workload_gpu_milli(w),
+		    w->topology == KERF_TOPO_NODE     ? " on one node"
+		    : w->topology == KERF_TOPO_NVLINK ? " in one NVLink domain"
+						      : "",
+		    why.reason);
+	if (x->nr_failed < FAILED_SHAPES)
+		x->failed[x->nr_failed++] = h;
+	stats->nr_capacity++;
+	return;
+over_quota:
+	quota_sentence(st, &first_qv, text, sizeof(text));
+	set_pending(w, KERF_PENDING_QUOTA, "%s", text);
+	stats->nr_quota++;
+	return;
+admitted:
+	stats->nr_admitted++;
+}
+
+int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
+		   struct kerf_cycle_stats *stats, struct kerf_err *err)
+{
+	struct cycle_ctx x = { .s = s, .st = st, .now_ms = now_ms };
+	struct kerf_workload **pending = NULL, **tmp = NULL;
+	size_t nr = 0;
+	int rc = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	kerf_state_age(st, now_ms);
+	x.share = calloc(st->tenants.nr, sizeof(*x.share));
+	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));
+	x.allowed = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
+	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
+	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
+	if (!x.share || !x.scratch || !x.allowed || !pending || !tmp) {
+		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		struct kerf_workload *w = st->wl[i];
+
+		if (w->state != KERF_WL_PENDING)
+			continue;
+		if (w->pending == KERF_PENDING_NEW)
+			for (int si = 0; si < w->nr_sets; si++)
+				for (uint32_t k = 0; k < w->sets[si].count; k++)
+					kerf_sched_observe(s, &w->sets[si].req);
+		pending[nr++] = w;
+	}
+	stats->nr_pending = (uint32_t)nr;
+	tenant_shares(&x);
+	sort_pending(&x, pending, tmp, nr);
+	/* Shares are taken once, at the start of the cycle. */
+	for (size_t i = 0; i < nr; i++)
+		try_admit(&x, pending[i], stats);
+out:
+	free(x.share);
+	free(x.scratch);
+	free(x.allowed);
+	free(pending);
+	free(tmp);
+	return rc;
+}

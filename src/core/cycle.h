@@ -1,0 +1,41 @@
+/*
+ * cycle: one scheduling cycle over the pending workloads.
+ *
+ * 1. Order: priority class value (higher first), then hierarchical weighted
+ *    dominant share (lower first; compared between the two subtrees where
+ *    the tenants' paths part, on usage blended with its history, as it
+ *    stands at the start of the cycle), then submission time, then id.
+ * 2. For each in order: the class must be allowed for the tenant; a quota
+ *    pre-check per GPU flavor; then the whole gang is placed pod by pod
+ *    (placement policy of the sched, topology constraint honoured) and the
+ *    quota of what was actually placed is checked.  Anything short of
+ *    min_count pods, or over quota, is rolled back: nothing is held for a
+ *    gang that does not fit whole.
+ * 3. Every workload left pending carries a reason code and a sentence.
+ *
+ * The sched must have been built for st->cluster and be used with no other
+ * cluster.  Pure: time comes in as now_ms.
+ */
+#ifndef KERF_CORE_CYCLE_H
+#define KERF_CORE_CYCLE_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "core/framework.h"
+#include "core/state.h"
+
+struct kerf_cycle_stats {
+	uint32_t nr_pending;       /* pending at the start */
+	uint32_t nr_admitted;
+	uint32_t nr_quota;         /* left pending for quota */
+	uint32_t nr_capacity;      /* left pending for capacity */
+	uint32_t nr_other;         /* class not allowed, never fits */
+	uint32_t nr_placements;    /* gang placement attempts */
+};
+
+/* Admitted workloads are RUNNING afterwards, with bindings and charges. */
+int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
+		   struct kerf_cycle_stats *stats, struct kerf_err *err);
+
+#endif /* KERF_CORE_CYCLE_H */

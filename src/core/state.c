@@ -1,0 +1,300 @@
+#include "core/state.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DEFAULT_HALF_LIFE_MS = 3600 * 1000 };
+
+void kerf_state_capacity(const struct kerf_state *st, struct kerf_res *cap)
+{
+	kerf_res_zero(cap);
+	for (size_t i = 0; i < st->cluster.nr_nodes; i++) {
+		const struct kerf_node *n = &st->cluster.nodes[i];
+
+		cap->v[KERF_RES_CPU] += n->cpu_milli;
+		cap->v[KERF_RES_MEM] += n->mem_mib;
+		if (n->nr_gpus > 0)
+			cap->v[kerf_res_gpu(n->model)] +=
+				(int64_t)n->nr_gpus * KERF_GPU_MILLI;
+	}
+}
+
+int kerf_state_init(struct kerf_state *st, struct kerf_cluster *cluster,
+		    struct kerf_tenants *tenants,
+		    const struct kerf_classes *classes, struct kerf_err *err)
+{
+	struct kerf_res cap;
+
+	memset(st, 0, sizeof(*st));
+	st->usage_avg = calloc(tenants->nr, sizeof(*st->usage_avg));
+	if (!st->usage_avg)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	st->cluster = *cluster;
+	memset(cluster, 0, sizeof(*cluster));
+	st->tenants = *tenants;
+	memset(tenants, 0, sizeof(*tenants));
+	st->classes = *classes;
+	st->next_id = 1;
+	st->half_life_ms = DEFAULT_HALF_LIFE_MS;
+	kerf_state_capacity(st, &cap);
+	kerf_tenants_set_capacity(&st->tenants, &cap);
+	return 0;
+}
+
+void kerf_state_release(struct kerf_state *st)
+{
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		free(st->wl[i]->pods);
+		free(st->wl[i]);
+	}
+	free(st->wl);
+	free(st->usage_avg);
+	kerf_cluster_release(&st->cluster);
+	kerf_tenants_release(&st->tenants);
+	memset(st, 0, sizeof(*st));
+}
+
+int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
+		      int64_t now_ms, struct kerf_err *err)
+{
+	struct kerf_workload *copy;
+	int rc = kerf_workload_validate(w, err);
+
+	if (rc < 0)
+		return rc;
+	if (w->tenant <= KERF_TENANT_ROOT || (size_t)w->tenant >= st->tenants.nr ||
+	    !kerf_tenant_is_leaf(&st->tenants.t[w->tenant]))
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': tenant must be a leaf of the tenant tree",
+				    w->name);
+	if (w->class_idx < 0 || w->class_idx >= st->classes.nr)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': unknown priority class", w->name);
+	if (st->next_id == UINT32_MAX)
+		return kerf_err_set(err, -KERF_ELIMIT, "workload ids exhausted");
+	if (st->nr_wl == st->alloc_wl) {
+		size_t want = st->alloc_wl ? st->alloc_wl * 2 : 256;
+		struct kerf_workload **grown = realloc(st->wl, want * sizeof(*grown));
+
+		if (!grown)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		st->wl = grown;
+		st->alloc_wl = want;
+	}
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	*copy = *w;
+	copy->id = st->next_id++;
+	copy->state = KERF_WL_PENDING;
+	copy->pods = NULL;
+	copy->nr_bound = 0;
+	kerf_res_zero(&copy->charged);
+	copy->nonpreemptible = !st->classes.c[w->class_idx].preemptible;
+	copy->submit_ms = now_ms;
+	copy->pending = KERF_PENDING_NEW;
+	copy->pending_text[0] = '\0';
+	st->wl[st->nr_wl++] = copy;
+	return (int)copy->id;
+}
+
+struct kerf_workload *kerf_state_find(const struct kerf_state *st, uint32_t id)
+{
+	/* ids are assigned in submission order: binary search */
+	size_t lo = 0, hi = st->nr_wl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->wl[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nr_wl && st->wl[lo]->id == id ? st->wl[lo] : NULL;
+}
+
+int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		      struct kerf_err *err)
+{
+	struct kerf_workload *w = kerf_state_find(st, id);
+	int rc;
+
+	(void)now_ms;
+	if (!w)
+		return kerf_err_set(err, -KERF_ENOTFOUND, "workload %" PRIu32 ": not found", id);
+	if (w->state != KERF_WL_RUNNING)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': finish of a workload that is not running",
+				    w->name);
+	for (uint32_t k = w->nr_bound; k-- > 0;) {
+		rc = kerf_cluster_unbind(&st->cluster, &w->sets[w->pods[k].set].req,
+					 w->pods[k].b, err);
+		if (rc < 0)
+			return rc;
+	}
+	rc = kerf_quota_release(&st->tenants, w->tenant, &w->charged,
+				w->nonpreemptible, err);
+	if (rc < 0)
+		return rc;
+	free(w->pods);
+	w->pods = NULL;
+	w->nr_bound = 0;
+	kerf_res_zero(&w->charged);
+	w->state = KERF_WL_FINISHED;
+	return 0;
+}
+
+/*
+ * 65536 * 2^(-dt / half_life): halve once per whole half-life, linear
+ * within the last (an integer stand-in for exp, the same on every machine).
+ */
+static int64_t decay_q16(int64_t dt, int64_t half_life)
+{
+	int64_t halvings = dt / half_life, r = dt % half_life;
+
+	if (halvings >= 16)
+		return 0;
+	return (65536 >> halvings) * (2 * half_life - r) / (2 * half_life);
+}
+
+void kerf_state_age(struct kerf_state *st, int64_t now_ms)
+{
+	int64_t dt = now_ms - st->avg_at_ms, f;
+
+	if (dt <= 0)
+		return;
+	f = decay_q16(dt, st->half_life_ms);
+	for (size_t t = 0; t < st->tenants.nr; t++)
+		for (int i = 0; i < st->tenants.nr_res; i++) {
+			int64_t a = st->usage_avg[t].v[i];
+			int64_t u = st->tenants.t[t].usage.v[i];
+
+			st->usage_avg[t].v[i] = (a * f + u * (65536 - f)) >> 16;
+		}
+	st->avg_at_ms = now_ms;
+}
+
+struct node_use {
+	int64_t cpu_milli;
+	int64_t mem_mib;
+	int32_t gpu_milli[KERF_NODE_MAX_GPUS];
+	int32_t gpu_mem_mib[KERF_NODE_MAX_GPUS];
+};
+
+static int check_workload(const struct kerf_state *st,
+			  const struct kerf_workload *w, struct node_use *use,
+			  struct kerf_res *leaf_use, struct kerf_res *leaf_np,
+			  struct kerf_err *err)
+{
+	uint32_t total = kerf_workload_pods(w);
+
+	if (w->state != KERF_WL_RUNNING)
+		return w->nr_bound == 0 ? 0
+					: kerf_err_set(err, -KERF_ERANGE,
+						       "workload '%s': holds pods but is not running",
+						       w->name);
+	if (w->nr_bound < w->min_count || w->nr_bound > total)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "workload '%s': gang not whole: %u bound, min_count %u",
+				    w->name, w->nr_bound, w->min_count);
+	for (uint32_t k = 0; k < w->nr_bound; k++) {
+		const struct kerf_wl_pod *wp = &w->pods[k];
+		const struct kerf_pod *p = &w->sets[wp->set].req;
+		const struct kerf_node *n;
+		struct node_use *u;
+
+		if (wp->b.node >= st->cluster.nr_nodes)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "workload '%s': bound to a node that does not exist",
+					    w->name);
+		n = &st->cluster.nodes[wp->b.node];
+		u = &use[wp->b.node];
+		if ((w->topology == KERF_TOPO_NODE && wp->b.node != w->pods[0].b.node) ||
+		    (w->topology == KERF_TOPO_NVLINK &&
+		     (n->domain != st->cluster.nodes[w->pods[0].b.node].domain ||
+		      (n->domain == 0 && wp->b.node != w->pods[0].b.node))))
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "workload '%s': topology constraint broken",
+					    w->name);
+		u->cpu_milli += p->cpu_milli;
+		u->mem_mib += p->mem_mib;
+		for (int g = 0; g < n->nr_gpus; g++)
+			if (wp->b.gpus >> g & 1) {
+				u->gpu_milli[g] += p->gpu_milli;
+				u->gpu_mem_mib[g] += p->gpu_mem_mib;
+			}
+	}
+	kerf_res_add(&leaf_use[w->tenant], &w->charged);
+	if (w->nonpreemptible)
+		kerf_res_add(&leaf_np[w->tenant], &w->charged);
+	return 0;
+}
+
+static int check_nodes(const struct kerf_state *st, const struct node_use *use,
+		       struct kerf_err *err)
+{
+	for (size_t i = 0; i < st->cluster.nr_nodes; i++) {
+		const struct kerf_node *n = &st->cluster.nodes[i];
+		const struct node_use *u = &use[i];
+
+		if (n->cpu_milli - n->cpu_free_milli != u->cpu_milli ||
+		    n->mem_mib - n->mem_free_mib != u->mem_mib)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': cpu or memory in use differs from the running workloads",
+					    n->name);
+		for (int g = 0; g < n->nr_gpus; g++) {
+			if (KERF_GPU_MILLI - n->gpu_free_milli[g] != u->gpu_milli[g])
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: %d milli in use, running workloads hold %d",
+						    n->name, g,
+						    KERF_GPU_MILLI - n->gpu_free_milli[g],
+						    u->gpu_milli[g]);
+			if (n->gpu_mem_mib[g] > 0 &&
+			    n->gpu_mem_mib[g] - n->gpu_mem_free_mib[g] != u->gpu_mem_mib[g])
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: GPU memory in use differs",
+						    n->name, g);
+		}
+	}
+	return 0;
+}
+
+int kerf_state_check(const struct kerf_state *st, struct kerf_err *err)
+{
+	size_t nt = st->tenants.nr;
+	struct node_use *use = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1,
+				      sizeof(*use));
+	struct kerf_res *leaf_use = calloc(nt, sizeof(*leaf_use));
+	struct kerf_res *leaf_np = calloc(nt, sizeof(*leaf_np));
+	int rc = 0;
+
+	if (!use || !leaf_use || !leaf_np) {
+		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = kerf_cluster_check(&st->cluster, err);
+	if (rc == 0)
+		rc = kerf_tenants_check(&st->tenants, err);
+	for (size_t i = 0; i < st->nr_wl && rc == 0; i++)
+		rc = check_workload(st, st->wl[i], use, leaf_use, leaf_np, err);
+	if (rc == 0)
+		rc = check_nodes(st, use, err);
+	for (size_t t = 1; t < nt && rc == 0; t++) {
+		const struct kerf_tenant *x = &st->tenants.t[t];
+
+		if (x->nr_children)
+			continue;
+		if (memcmp(&leaf_use[t], &x->usage, sizeof(x->usage)) ||
+		    memcmp(&leaf_np[t], &x->usage_np, sizeof(x->usage_np)))
+			rc = kerf_err_set(err, -KERF_ERANGE,
+					  "tenant '%s': quota usage differs from what its running workloads were charged",
+					  x->name);
+	}
+out:
+	free(use);
+	free(leaf_use);
+	free(leaf_np);
+	return rc;
+}

@@ -1,0 +1,70 @@
+#include "core/workload.h"
+
+#include <inttypes.h>
+
+static const char *const pending_names[KERF_PENDING_COUNT_] = {
+	[KERF_PENDING_NONE] = "None",
+	[KERF_PENDING_NEW] = "New",
+	[KERF_PENDING_CLASS] = "ClassNotAllowed",
+	[KERF_PENDING_QUOTA] = "QuotaExceeded",
+	[KERF_PENDING_CAPACITY] = "InsufficientCapacity",
+	[KERF_PENDING_NEVER_FITS] = "NeverFits",
+};
+
+const char *kerf_pending_name(enum kerf_pending p)
+{
+	return p < KERF_PENDING_COUNT_ ? pending_names[p] : "Unknown";
+}
+
+uint32_t kerf_workload_pods(const struct kerf_workload *w)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < w->nr_sets; i++)
+		n += w->sets[i].count;
+	return n;
+}
+
+int64_t kerf_workload_gpu_milli(const struct kerf_workload *w)
+{
+	int64_t g = 0;
+
+	for (int i = 0; i < w->nr_sets; i++)
+		g += kerf_pod_gpu_milli_total(&w->sets[i].req) * w->sets[i].count;
+	return g;
+}
+
+int kerf_workload_validate(const struct kerf_workload *w, struct kerf_err *err)
+{
+	uint64_t total = 0;
+
+	if (w->nr_sets < 1 || w->nr_sets > KERF_MAX_PODSETS)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': pod sets: %d, must be 1..%d",
+				    w->name, w->nr_sets, KERF_MAX_PODSETS);
+	for (int i = 0; i < w->nr_sets; i++) {
+		struct kerf_err why = { 0 };
+
+		if (w->sets[i].count < 1)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "workload '%s': pod set %d: count must be at least 1",
+					    w->name, i);
+		if (kerf_pod_validate(&w->sets[i].req, &why) < 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "workload '%s': pod set %d: %s",
+					    w->name, i, why.msg);
+		total += w->sets[i].count;
+	}
+	if (total > KERF_MAX_GANG_PODS)
+		return kerf_err_set(err, -KERF_ELIMIT,
+				    "workload '%s': %" PRIu64 " pods, more than %d",
+				    w->name, total, KERF_MAX_GANG_PODS);
+	if (w->min_count < 1 || w->min_count > total)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': min_count %u must be 1..%" PRIu64,
+				    w->name, w->min_count, total);
+	if (w->topology > KERF_TOPO_PACK)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': unknown topology", w->name);
+	return 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * workload: a gang of pods admitted all together or not at all.
+ *
+ * A workload has pod sets (a request and a count each), a min_count (the
+ * pods that must be placed together; the whole gang by default), a topology
+ * constraint, a tenant (a leaf of the tenant tree) and a priority class.
+ * Plain pods are workloads of one.  While running it holds one binding per
+ * placed pod and the quota it was charged, so that finishing or preemption
+ * gives back exactly what admission took.
+ */
+#ifndef KERF_CORE_WORKLOAD_H
+#define KERF_CORE_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "core/model.h"
+#include "core/resources.h"
+#include "core/status.h"
+
+enum {
+	KERF_MAX_PODSETS = 8,
+	KERF_WORKLOAD_NAME_MAX = 64,
+	KERF_MAX_GANG_PODS = 4096,
+};
+
+enum kerf_topology {
+	KERF_TOPO_ANY = 0,     /* anywhere */
+	KERF_TOPO_NODE,        /* every pod on one node */
+	KERF_TOPO_NVLINK,      /* every pod in one NVLink domain */
+	KERF_TOPO_PACK,        /* one node if possible, else anywhere */
+};
+
+enum kerf_wl_state {
+	KERF_WL_PENDING = 0,
+	KERF_WL_RUNNING,
+	KERF_WL_FINISHED,
+};
+
+/* Machine-readable reason a workload is pending. */
+enum kerf_pending {
+	KERF_PENDING_NONE = 0,
+	KERF_PENDING_NEW,          /* not yet considered */
+	KERF_PENDING_CLASS,        /* class not allowed for the tenant */
+	KERF_PENDING_QUOTA,        /* would pass a quota limit */
+	KERF_PENDING_CAPACITY,     /* does not fit the cluster now */
+	KERF_PENDING_NEVER_FITS,   /* no node could ever host a pod */
+	KERF_PENDING_COUNT_,
+};
+
+const char *kerf_pending_name(enum kerf_pending p);
+
+struct kerf_podset {
+	struct kerf_pod req;
+	uint32_t count;
+};
+
+struct kerf_wl_pod {
+	uint8_t set;               /* pod set index */
+	struct kerf_binding b;
+};
+
+struct kerf_workload {
+	uint32_t id;
+	char name[KERF_WORKLOAD_NAME_MAX];
+	int tenant;                /* leaf index */
+	int class_idx;
+	struct kerf_podset sets[KERF_MAX_PODSETS];
+	int nr_sets;
+	uint32_t min_count;
+	enum kerf_topology topology;
+	int64_t submit_ms;
+	enum kerf_wl_state state;
+	/* running */
+	struct kerf_wl_pod *pods;  /* nr_bound entries, owned */
+	uint32_t nr_bound;
+	struct kerf_res charged;
+	bool nonpreemptible;
+	int64_t start_ms;
+	/* pending */
+	enum kerf_pending pending;
+	char pending_text[KERF_REASON_MAX];
+};
+
+/* Total pods of all sets. */
+uint32_t kerf_workload_pods(const struct kerf_workload *w);
+
+/* Check sets, counts and min_count; names the field on error. */
+int kerf_workload_validate(const struct kerf_workload *w, struct kerf_err *err);
+
+/* Total GPU milli the whole gang asks. */
+int64_t kerf_workload_gpu_milli(const struct kerf_workload *w);
+
+#endif /* KERF_CORE_WORKLOAD_H */
