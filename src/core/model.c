@@ -103,6 +103,14 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 	return (int)c->nr_nodes++;
 }
 
+void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned)
+{
+	if (i >= c->nr_nodes || c->nodes[i].cordoned == cordoned)
+		return;
+	c->nodes[i].cordoned = cordoned;
+	c->nodes[i].stamp = ++c->stamp_seq;
+}
+
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d)
 {
 	if (i < c->nr_nodes)
@@ -193,6 +201,7 @@ bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
 
 static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
 	[KERF_MISFIT_NONE] = "fits",
+	[KERF_MISFIT_CORDONED] = "node is cordoned",
 	[KERF_MISFIT_MODEL] = "GPU model not allowed",
 	[KERF_MISFIT_GPU_COUNT] = "node has too few GPUs",
 	[KERF_MISFIT_CPU] = "insufficient cpu",
@@ -212,6 +221,8 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 				  const struct kerf_pod *p)
 {
 	(void)c;
+	if (n->cordoned)
+		return KERF_MISFIT_CORDONED;
 	if (p->nr_gpus > 0) {
 		if (n->nr_gpus == 0)
 			return KERF_MISFIT_MODEL;

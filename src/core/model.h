@@ -60,6 +60,7 @@ struct kerf_node {
 	int32_t gpu_mem_free_mib[KERF_NODE_MAX_GPUS];
 	uint16_t nr_pods_by_class[KERF_POD_CLASSES];  /* GPU pods by class */
 	uint32_t domain;            /* NVLink domain id; 0 = none (node alone) */
+	bool cordoned;              /* takes no new pods (down, draining) */
 };
 
 /*
@@ -110,6 +111,9 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 			  int64_t cpu_milli, int64_t mem_mib, int model,
 			  int nr_gpus, struct kerf_err *err);
 
+/* Cordon (true) or uncordon node i; its pods stay, new ones do not fit. */
+void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned);
+
 /* Put node i in NVLink domain d (0 = none). */
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d);
 
@@ -139,6 +143,7 @@ bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p);
 /* Reasons a node cannot take a pod, in the order they are checked. */
 enum kerf_misfit {
 	KERF_MISFIT_NONE = 0,
+	KERF_MISFIT_CORDONED,       /* node takes no new pods */
 	KERF_MISFIT_MODEL,          /* GPU model not allowed / node has no GPUs */
 	KERF_MISFIT_GPU_COUNT,      /* fewer GPUs than asked */
 	KERF_MISFIT_CPU,

@@ -1,6 +1,7 @@
 #include "core/state.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,13 +116,13 @@ struct kerf_workload *kerf_state_find(const struct kerf_state *st, uint32_t id)
 	return lo < st->nr_wl && st->wl[lo]->id == id ? st->wl[lo] : NULL;
 }
 
-int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
-		      struct kerf_err *err)
+/* Unbind and release everything a running workload holds. */
+static int give_back(struct kerf_state *st, uint32_t id, struct kerf_err *err,
+		     struct kerf_workload **out)
 {
 	struct kerf_workload *w = kerf_state_find(st, id);
 	int rc;
 
-	(void)now_ms;
 	if (!w)
 		return kerf_err_set(err, -KERF_ENOTFOUND, "workload %" PRIu32 ": not found", id);
 	if (w->state != KERF_WL_RUNNING)
@@ -142,8 +143,36 @@ int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	w->pods = NULL;
 	w->nr_bound = 0;
 	kerf_res_zero(&w->charged);
-	w->state = KERF_WL_FINISHED;
+	*out = w;
 	return 0;
+}
+
+int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		      struct kerf_err *err)
+{
+	struct kerf_workload *w;
+	int rc = give_back(st, id, err, &w);
+
+	(void)now_ms;
+	if (rc == 0)
+		w->state = KERF_WL_FINISHED;
+	return rc;
+}
+
+int kerf_state_requeue(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		       struct kerf_err *err)
+{
+	struct kerf_workload *w;
+	int rc = give_back(st, id, err, &w);
+
+	(void)now_ms;
+	if (rc == 0) {
+		w->state = KERF_WL_PENDING;
+		w->pending = KERF_PENDING_REQUEUED;
+		snprintf(w->pending_text, sizeof(w->pending_text),
+			 "lost its pods; waiting to be placed again");
+	}
+	return rc;
 }
 
 /*

@@ -60,6 +60,13 @@ struct kerf_workload *kerf_state_find(const struct kerf_state *st,
 int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		      struct kerf_err *err);
 
+/*
+ * A running workload lost its pods (node failure, preemption): give
+ * everything back and queue it again, keeping its submission time.
+ */
+int kerf_state_requeue(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		       struct kerf_err *err);
+
 /* Bring the usage history up to now. */
 void kerf_state_age(struct kerf_state *st, int64_t now_ms);
 

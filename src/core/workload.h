@@ -46,6 +46,7 @@ enum kerf_pending {
 	KERF_PENDING_QUOTA,        /* would pass a quota limit */
 	KERF_PENDING_CAPACITY,     /* does not fit the cluster now */
 	KERF_PENDING_NEVER_FITS,   /* no node could ever host a pod */
+	KERF_PENDING_REQUEUED,     /* lost its pods; waits to run again */
 	KERF_PENDING_COUNT_,
 };
 

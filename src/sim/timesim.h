@@ -1,0 +1,105 @@
+/*
+ * timesim: the discrete-event simulator in time mode.  The real core (state,
+ * cycle, placement) driven by a virtual clock: workloads arrive from the
+ * scenario's generators, a scheduling cycle runs every cycle_ms, admitted
+ * workloads run for their duration and finish; nodes may go down and come
+ * back and quotas may be edited (sim check injects these).  Everything is
+ * drawn from the scenario's seed: the same scenario gives the same run.
+ */
+#ifndef KERF_SIM_TIMESIM_H
+#define KERF_SIM_TIMESIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/rng.h"
+#include "core/cycle.h"
+#include "core/policy.h"
+#include "core/state.h"
+#include "sim/event_queue.h"
+#include "sim/scenario.h"
+
+enum { KERF_TS_SHARE_BUCKETS = 1024 };
+
+/* What the simulator keeps per workload, by id. */
+struct kerf_ts_workload {
+	int64_t duration_ms;        /* run time needed */
+	uint32_t generator;
+	uint32_t runs;              /* times started (a FINISH names its run) */
+	int64_t first_start_ms;     /* -1 until started */
+	bool waited;                /* wait recorded */
+};
+
+/* Per tenant (by tenant index) and per class figures. */
+struct kerf_ts_tenant_stats {
+	int64_t *waits_ms;          /* admission - submission, one per start */
+	size_t nr_waits;
+	size_t alloc_waits;
+	uint32_t submitted;
+	uint32_t admitted;
+	uint32_t finished;
+	uint32_t evicted;           /* by node failures */
+	__int128 gpu_milli_ms;      /* integral of GPU quota in use */
+	int64_t share_milli_ms[KERF_TS_SHARE_BUCKETS]; /* GPU used per bucket */
+};
+
+struct kerf_ts_quota_edit {
+	int64_t at_ms;
+	int tenant;
+	struct kerf_quota quota;
+};
+
+struct kerf_timesim;
+
+/* Called after every event (the checker's hook); non-zero stops the run. */
+typedef int (*kerf_ts_hook)(void *ctx, struct kerf_timesim *ts,
+			    const struct kerf_event *ev);
+
+struct kerf_timesim {
+	const struct kerf_scenario *sc;  /* borrowed */
+	struct kerf_state st;
+	struct kerf_policy pol;
+	struct kerf_sched sched;
+	struct kerf_event_queue q;
+	int64_t now_ms;
+	int64_t horizon_ms;
+	int64_t cycle_ms;
+	int64_t share_bucket_ms;     /* width of a share bucket */
+	struct kerf_rng *gen_rng;    /* one stream per generator */
+	uint32_t *gen_next;          /* next workload index per generator */
+	int *gen_tenant;             /* resolved */
+	int *gen_class;
+	struct kerf_ts_workload *wl; /* by id, [0] unused */
+	size_t alloc_wl;
+	struct kerf_ts_tenant_stats *tenant;  /* by tenant index */
+	struct kerf_ts_tenant_stats *cls;     /* by class index */
+	struct kerf_ts_quota_edit *edits;
+	size_t nr_edits;
+	uint64_t nr_events;
+	uint64_t nr_cycles;
+	struct kerf_cycle_stats last_cycle;
+	kerf_ts_hook hook;
+	void *hook_ctx;
+};
+
+int kerf_timesim_init(struct kerf_timesim *ts, const struct kerf_scenario *sc,
+		      struct kerf_err *err);
+void kerf_timesim_release(struct kerf_timesim *ts);
+
+/* Schedule node i down (true) or up at at_ms. */
+int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
+			    uint32_t node, bool down);
+
+/* Schedule a quota edit. */
+int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
+			     int tenant, const struct kerf_quota *quota);
+
+/* Run to the horizon. */
+int kerf_timesim_run(struct kerf_timesim *ts, struct kerf_err *err);
+
+/* Percentile p (0..100) of a tenant's or class's waits, -1 when none. */
+int64_t kerf_ts_wait_pct(const struct kerf_ts_tenant_stats *s, int p);
+
+#endif /* KERF_SIM_TIMESIM_H */
