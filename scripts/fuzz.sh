@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 dir=build-fuzz
-targets=(openb)
+targets=(openb scenario)
 
 if [ ! -f "$dir/build.ninja" ]; then
 	CC=clang meson setup "$dir" --buildtype=debugoptimized \

@@ -5,8 +5,17 @@
 #ifndef KERF_CMD_CMD_H
 #define KERF_CMD_CMD_H
 
+#include <stdbool.h>
+
 int kerf_cmd_sim(int argc, char **argv);
 int kerf_cmd_sim_openb(int argc, char **argv);
 int kerf_cmd_sim_demo(int argc, char **argv);
+int kerf_cmd_sim_check(int argc, char **argv);
+int kerf_cmd_sim_run(int argc, char **argv);
+
+struct kerf_scenario;
+
+/* Run a time-mode scenario and print its report; returns the exit status. */
+int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json);
 
 #endif /* KERF_CMD_CMD_H */

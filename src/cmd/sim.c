@@ -22,6 +22,9 @@ static void sim_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: kerf sim                      run the built-in demo\n"
+		"       kerf sim run FILE [--json]     run a time-mode scenario (docs/scenario.md)\n"
+		"       kerf sim check [--runs N] [--seed S]\n"
+		"                                     random scenarios, invariants after every event\n"
 		"       kerf sim openb --nodes FILE --pods FILE [options]\n"
 		"\n"
 		"openb options:\n"
@@ -44,6 +47,10 @@ int kerf_cmd_sim(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "openb"))
 		return kerf_cmd_sim_openb(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return kerf_cmd_sim_check(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return kerf_cmd_sim_run(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		sim_usage(stdout);
 		return 0;

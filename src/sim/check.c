@@ -1,0 +1,392 @@
+#include "sim/check.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "sim/timesim.h"
+
+static const char *const model_names[] = { "A100", "H100", "L4" };
+
+static int64_t between(struct kerf_rng *r, int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)kerf_rng_below(r, (uint64_t)(hi - lo + 1));
+}
+
+static void gen_nodes(struct kerf_rng *r, struct kerf_scenario *sc, int models)
+{
+	static const int gpus[] = { 0, 1, 2, 4, 8, 8 };
+
+	sc->nr_nodes = (size_t)between(r, 1, 4);
+	for (size_t i = 0; i < sc->nr_nodes; i++) {
+		struct kerf_scn_nodes *g = &sc->nodes[i];
+
+		snprintf(g->prefix, sizeof(g->prefix), "g%zu-", i);
+		g->count = (uint32_t)between(r, 1, 8);
+		g->gpus = gpus[kerf_rng_below(r, 6)];
+		g->cpu_milli = between(r, 8, 128) * 1000;
+		g->mem_mib = between(r, 32, 1024) * 1024;
+		if (g->gpus > 0) {
+			snprintf(g->model, sizeof(g->model), "%s",
+				 model_names[kerf_rng_below(r, (uint64_t)models)]);
+			g->gpu_mem_mib = (int32_t)between(r, 0, 1) * 81920;
+			g->domain_nodes = (uint32_t)between(r, 0, 3);
+		}
+	}
+}
+
+static void gen_classes(struct kerf_rng *r, struct kerf_scenario *sc)
+{
+	struct kerf_priority_class pc[] = {
+		{ .name = "prod", .value = 1000, .preemptible = false },
+		{ .name = "batch", .value = 100, .preemptible = true,
+		  .checkpoint_grace_ms = 60000 },
+		{ .name = "scavenger", .value = 10, .preemptible = true },
+	};
+	int n = (int)between(r, 2, 3);
+
+	kerf_classes_init(&sc->classes);
+	for (int i = 0; i < n; i++)
+		kerf_classes_add(&sc->classes, &pc[i], NULL);
+}
+
+/* GPU capacity per model name in the generated cluster, in milli. */
+static int64_t capacity_of(const struct kerf_scenario *sc, const char *model)
+{
+	int64_t cap = 0;
+
+	for (size_t i = 0; i < sc->nr_nodes; i++)
+		if (sc->nodes[i].gpus > 0 && !strcmp(sc->nodes[i].model, model))
+			cap += (int64_t)sc->nodes[i].count * sc->nodes[i].gpus * 1000;
+	return cap;
+}
+
+static void gen_quota(struct kerf_rng *r, struct kerf_scn_tenant *t,
+		      const char *model, int64_t nominal)
+{
+	struct kerf_scn_quota *q = &t->quotas[t->nr_quotas++];
+
+	snprintf(q->resource, sizeof(q->resource), "%s", model);
+	q->nominal = nominal;
+	q->borrowing_limit = kerf_rng_below(r, 3) ? KERF_QTY_INF
+						  : between(r, 0, 16) * 1000;
+	q->lending_limit = kerf_rng_below(r, 3) ? KERF_QTY_INF
+						: between(r, 0, nominal / 1000) * 1000;
+}
+
+/* Orgs under the cluster, teams (leaves) under orgs, nominals that nest. */
+static void gen_tenants(struct kerf_rng *r, struct kerf_scenario *sc, int models)
+{
+	int orgs = (int)between(r, 1, 3);
+
+	sc->nr_tenants = 0;
+	for (int o = 0; o < orgs; o++) {
+		struct kerf_scn_tenant *org = &sc->tenants[sc->nr_tenants++];
+		int teams = (int)between(r, 0, 3);
+		size_t org_idx = sc->nr_tenants - 1;
+
+		memset(org, 0, sizeof(*org));
+		snprintf(org->name, sizeof(org->name), "org%d", o);
+		org->weight = (uint32_t)between(r, 1, 3);
+		for (int m = 0; m < models; m++) {
+			int64_t cap = capacity_of(sc, model_names[m]);
+
+			if (cap > 0 && kerf_rng_below(r, 4))
+				gen_quota(r, org, model_names[m],
+					  cap / orgs / 1000 * 1000);
+		}
+		for (int t = 0; t < teams; t++) {
+			struct kerf_scn_tenant *team = &sc->tenants[sc->nr_tenants++];
+
+			memset(team, 0, sizeof(*team));
+			snprintf(team->name, sizeof(team->name), "org%d-team%d", o, t);
+			snprintf(team->parent, sizeof(team->parent), "%s",
+				 sc->tenants[org_idx].name);
+			team->weight = (uint32_t)between(r, 1, 3);
+			for (int q = 0; q < sc->tenants[org_idx].nr_quotas; q++) {
+				const struct kerf_scn_quota *oq =
+					&sc->tenants[org_idx].quotas[q];
+
+				gen_quota(r, team, oq->resource,
+					  oq->nominal / teams / 1000 * 1000);
+			}
+		}
+	}
+}
+
+static bool is_leaf(const struct kerf_scenario *sc, size_t t)
+{
+	for (size_t i = 0; i < sc->nr_tenants; i++)
+		if (!strcmp(sc->tenants[i].parent, sc->tenants[t].name))
+			return false;
+	return true;
+}
+
+static void gen_workload(struct kerf_rng *r, struct kerf_scenario *sc, int models)
+{
+	static const uint8_t gpus[] = { 0, 1, 1, 2, 4, 8 };
+	size_t leaves[64], nr_leaves = 0;
+
+	for (size_t t = 0; t < sc->nr_tenants; t++)
+		if (is_leaf(sc, t) && nr_leaves < 64)
+			leaves[nr_leaves++] = t;
+	sc->nr_generators = (size_t)between(r, 2, 8);
+	for (size_t i = 0; i < sc->nr_generators; i++) {
+		struct kerf_scn_generator *g = &sc->generators[i];
+		struct kerf_pod *p = &g->set.req;
+
+		memset(g, 0, sizeof(*g));
+		snprintf(g->name, sizeof(g->name), "w%zu", i);
+		snprintf(g->tenant, sizeof(g->tenant), "%s",
+			 sc->tenants[leaves[kerf_rng_below(r, nr_leaves)]].name);
+		snprintf(g->class_name, sizeof(g->class_name), "%s",
+			 sc->classes.c[kerf_rng_below(r, (uint64_t)sc->classes.nr)].name);
+		g->count = (uint32_t)between(r, 1, 30);
+		g->start_ms = between(r, 0, 3600) * 1000;
+		g->interarrival_ms = between(r, 0, 600) * 1000;
+		g->arrival = kerf_rng_below(r, 2) ? KERF_DIST_EXP : KERF_DIST_FIXED;
+		g->duration_ms = between(r, 60, 3 * 3600) * 1000;
+		g->duration = kerf_rng_below(r, 2) ? KERF_DIST_EXP : KERF_DIST_FIXED;
+		g->set.count = (uint32_t)between(r, 1, 4);
+		g->min_count = kerf_rng_below(r, 4) ? 0
+						    : (uint32_t)between(r, 1, g->set.count);
+		g->topology = (enum kerf_topology)kerf_rng_below(r, 4);
+		p->cpu_milli = between(r, 1, 32) * 1000;
+		p->mem_mib = between(r, 1, 256) * 1024;
+		p->nr_gpus = gpus[kerf_rng_below(r, 6)];
+		if (p->nr_gpus > 0) {
+			p->gpu_milli = kerf_rng_below(r, 3) ? 1000
+							    : (int32_t)between(r, 1, 9) * 100;
+			if (p->gpu_milli < 1000)
+				p->nr_gpus = 1;
+			if (!kerf_rng_below(r, 4))
+				p->gpu_mem_mib = (int32_t)between(r, 1, 40) * 1024;
+			if (!kerf_rng_below(r, 4))
+				p->model_mask = (uint64_t)between(r, 1, (1 << models) - 1);
+		}
+		g->utilisation_pct = 100;
+	}
+}
+
+int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
+			struct kerf_err *err)
+{
+	struct kerf_rng r;
+	int models;
+
+	kerf_scenario_init(sc);
+	kerf_rng_seed(&r, seed);
+	models = (int)between(&r, 1, 3);
+	sc->nodes = calloc(4, sizeof(*sc->nodes));
+	sc->tenants = calloc(12, sizeof(*sc->tenants));
+	sc->generators = calloc(8, sizeof(*sc->generators));
+	if (!sc->nodes || !sc->tenants || !sc->generators) {
+		kerf_scenario_release(sc);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	snprintf(sc->name, sizeof(sc->name), "check-%" PRIu64, seed);
+	sc->seed = seed;
+	sc->horizon_ms = between(&r, 2, 8) * 3600 * 1000;
+	sc->cycle_ms = between(&r, 5, 60) * 1000;
+	snprintf(sc->policy, sizeof(sc->policy), "%s",
+		 kerf_rng_below(&r, 2) ? "kerf" : "best-fit");
+	gen_nodes(&r, sc, models);
+	gen_classes(&r, sc);
+	gen_tenants(&r, sc, models);
+	gen_workload(&r, sc, models);
+	/*
+	 * A model named in a pod mask or quota may have no node: the loader
+	 * would reject a quota on it, so drop such quota lines here.
+	 */
+	for (size_t t = 0; t < sc->nr_tenants; t++) {
+		struct kerf_scn_tenant *x = &sc->tenants[t];
+		int keep = 0;
+
+		for (int q = 0; q < x->nr_quotas; q++)
+			if (capacity_of(sc, x->quotas[q].resource) > 0)
+				x->quotas[keep++] = x->quotas[q];
+		x->nr_quotas = keep;
+	}
+	return 0;
+}
+
+struct checker {
+	struct kerf_res *claims;        /* before the event, per tenant */
+	struct kerf_res *np;
+	uint64_t seed;
+	uint64_t violations;
+	char first[512];
+};
+
+static const char *const kind_names[] = {
+	[KERF_EV_FINISH] = "finish", [KERF_EV_NODE] = "node",
+	[KERF_EV_QUOTA] = "quota edit", [KERF_EV_ARRIVAL] = "arrival",
+	[KERF_EV_CYCLE] = "cycle",
+};
+
+static int violation(struct checker *c, const struct kerf_timesim *ts,
+		     const struct kerf_event *ev, const char *what)
+{
+	if (c->violations++ == 0)
+		snprintf(c->first, sizeof(c->first),
+			 "seed %" PRIu64 " t=%" PRId64 "ms event %" PRIu64 " (%s): %s",
+			 c->seed, ts->now_ms, ts->nr_events, kind_names[ev->kind],
+			 what);
+	return 1;  /* stop this run: later state is not trustworthy */
+}
+
+static void snapshot(struct checker *c, const struct kerf_tenants *tt)
+{
+	for (size_t t = 0; t < tt->nr; t++) {
+		c->claims[t] = tt->t[t].claim;
+		c->np[t] = tt->t[t].usage_np;
+	}
+}
+
+static int after_event(void *ctx, struct kerf_timesim *ts,
+		       const struct kerf_event *ev)
+{
+	struct checker *c = ctx;
+	const struct kerf_tenants *tt = &ts->st.tenants;
+	struct kerf_err err = { 0 };
+	char msg[400];
+
+	if (kerf_state_check(&ts->st, &err) < 0) {
+		snprintf(msg, sizeof(msg), "%.380s", err.msg);
+		return violation(c, ts, ev, msg);
+	}
+	/* A quota edit may itself move claims over a limit (RS-21): allowed;
+	 * what must never happen is an admission that grows one there. */
+	for (size_t t = 1; t < tt->nr && ev->kind != KERF_EV_QUOTA; t++) {
+		for (int i = 0; i < tt->nr_res; i++) {
+			int64_t claim = tt->t[t].claim.v[i];
+			int64_t np = tt->t[t].usage_np.v[i];
+
+			if (claim > kerf_tenant_limit(tt, (int)t, i) &&
+			    claim > c->claims[t].v[i]) {
+				snprintf(msg, sizeof(msg),
+					 "tenant '%s' dimension %d: claim %" PRId64 " over its limit %" PRId64 " and growing",
+					 tt->t[t].name, i, claim,
+					 kerf_tenant_limit(tt, (int)t, i));
+				return violation(c, ts, ev, msg);
+			}
+			if (np > tt->t[t].quota.nominal.v[i] && np > c->np[t].v[i]) {
+				snprintf(msg, sizeof(msg),
+					 "tenant '%s' dimension %d: non-preemptible usage %" PRId64 " over nominal %" PRId64,
+					 tt->t[t].name, i, np, tt->t[t].quota.nominal.v[i]);
+				return violation(c, ts, ev, msg);
+			}
+		}
+	}
+	if (ev->kind == KERF_EV_CYCLE) {
+		for (size_t i = 0; i < ts->st.nr_wl; i++) {
+			const struct kerf_workload *w = ts->st.wl[i];
+
+			if (w->state != KERF_WL_RUNNING || w->start_ms != ts->now_ms)
+				continue;
+			for (uint32_t k = 0; k < w->nr_bound; k++)
+				if (ts->st.cluster.nodes[w->pods[k].b.node].cordoned) {
+					snprintf(msg, sizeof(msg),
+						 "workload '%s' placed on cordoned node '%s'",
+						 w->name,
+						 ts->st.cluster.nodes[w->pods[k].b.node].name);
+					return violation(c, ts, ev, msg);
+				}
+		}
+	}
+	snapshot(c, tt);
+	return 0;
+}
+
+/* Node failures and quota edits at random times. */
+static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
+{
+	size_t nodes = ts->st.cluster.nr_nodes, tenants = ts->st.tenants.nr;
+	int faults = (int)between(r, 0, 4), rc = 0;
+
+	for (int f = 0; f < faults && rc == 0 && nodes > 0; f++) {
+		uint32_t n = (uint32_t)kerf_rng_below(r, nodes);
+		int64_t down = between(r, 0, ts->horizon_ms);
+
+		rc = kerf_timesim_node_event(ts, down, n, true);
+		if (rc == 0 && kerf_rng_below(r, 2))
+			rc = kerf_timesim_node_event(ts, down + between(r, 1, 3600) * 1000,
+						     n, false);
+	}
+	for (int e = 0; e < (int)between(r, 0, 3) && rc == 0 && tenants > 1; e++) {
+		int t = (int)between(r, 1, (int64_t)tenants - 1);
+		struct kerf_quota q = ts->st.tenants.t[t].quota;
+
+		/* shrink (or grow) one GPU nominal; keep the tree consistent
+		 * only loosely: edits may leave usage over the new limit */
+		for (int i = KERF_RES_GPU0; i < ts->st.tenants.nr_res; i++)
+			if (q.nominal.v[i] > 0)
+				q.nominal.v[i] = q.nominal.v[i] * between(r, 0, 150) / 100 /
+						 1000 * 1000;
+		if (kerf_rng_below(r, 2))
+			for (int i = KERF_RES_GPU0; i < ts->st.tenants.nr_res; i++)
+				q.borrow_limit.v[i] = between(r, 0, 4) * 1000;
+		rc = kerf_timesim_quota_event(ts, between(r, 0, ts->horizon_ms), t, &q);
+	}
+	return rc;
+}
+
+static int run_one(uint64_t seed, struct kerf_check_result *res,
+		   struct kerf_err *err)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	struct checker c = { .seed = seed };
+	struct kerf_rng r;
+	int rc = kerf_check_scenario(seed, &sc, err);
+
+	if (rc < 0)
+		return rc;
+	rc = kerf_timesim_init(&ts, &sc, err);
+	if (rc < 0) {
+		kerf_scenario_release(&sc);
+		return kerf_err_set(err, rc, "seed %" PRIu64 ": %s", seed, err->msg);
+	}
+	c.claims = calloc(ts.st.tenants.nr, sizeof(*c.claims));
+	c.np = calloc(ts.st.tenants.nr, sizeof(*c.np));
+	kerf_rng_seed(&r, seed ^ 0xfa017u);
+	if (!c.claims || !c.np || inject_faults(&r, &ts) < 0) {
+		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		goto out;
+	}
+	snapshot(&c, &ts.st.tenants);
+	ts.hook = after_event;
+	ts.hook_ctx = &c;
+	rc = kerf_timesim_run(&ts, err);
+	if (rc > 0)
+		rc = 0;   /* stopped by a violation */
+	res->runs++;
+	res->events += ts.nr_events;
+	if (c.violations) {
+		if (res->violations == 0) {
+			res->first_bad_seed = seed;
+			memcpy(res->first_violation, c.first, sizeof(c.first));
+		}
+		res->violations += c.violations;
+	}
+out:
+	free(c.claims);
+	free(c.np);
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+	return rc;
+}
+
+int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
+		   struct kerf_err *err)
+{
+	for (uint32_t i = 0; i < runs; i++) {
+		int rc = run_one(first + i, r, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

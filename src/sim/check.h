@@ -1,0 +1,42 @@
+/*
+ * check: `kerf sim check`.  Random multi-tenant scenarios (tenant trees with
+ * nominal, borrowing and lending quotas, priority classes, gangs with
+ * topology constraints, node failures, quota edits) run through the time
+ * simulator, with every invariant checked after every event:
+ *
+ *   - the state's own walker (kerf_state_check): node counters, no GPU or
+ *     slice held twice (node usage equals what running workloads hold),
+ *     every running gang whole, quota usage equal to what was charged, no
+ *     negative counter;
+ *   - every tenant's claim within nominal + borrowing limit, and
+ *     non-preemptible usage within nominal, unless a quota edit put it over
+ *     and it has not grown since;
+ *   - nothing newly placed on a cordoned (down) node.
+ *
+ * A run is fully determined by its seed; a failing seed replays alone.
+ */
+#ifndef KERF_SIM_CHECK_H
+#define KERF_SIM_CHECK_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "sim/scenario.h"
+
+struct kerf_check_result {
+	uint32_t runs;
+	uint64_t events;
+	uint64_t violations;
+	uint64_t first_bad_seed;        /* valid when violations > 0 */
+	char first_violation[512];
+};
+
+/* Generate the random scenario of a seed (the caller releases it). */
+int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
+			struct kerf_err *err);
+
+/* Run seeds first..first+runs-1; results accumulate into r. */
+int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
+		   struct kerf_err *err);
+
+#endif /* KERF_SIM_CHECK_H */

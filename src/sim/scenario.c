@@ -1,0 +1,1801 @@
+/*
+ * scenario: the YAML scenario reader and the build of the core state from a
+ * scenario (the format is docs/scenario.md).
+ *
+ * The reader walks the tree of sim/yaml_doc with a field path in hand
+ * ("tenants[1].quota.H100-80GB.nominal"), so that every error says
+ * "file:line: field: reason".  It checks everything the core would refuse
+ * later, while the line is still known: names, references between sections
+ * (tenants, classes, GPU models), the bounds of core/model.h, children's
+ * nominal quotas within their parent's (and the top level's within the
+ * cluster).  kerf_scenario_build validates again, for scenarios made by hand.
+ *
+ * Numbers are decimals converted to the core's integer units exactly: the
+ * written digits are multiplied by the unit (1000 milli-cores per core, 1024
+ * MiB per GiB, 1000 ms per second, ...) digit by digit and rounded half up,
+ * never through a double.
+ *
+ * GPU model i of the built cluster is the i-th distinct model in node group
+ * order; the reader numbers models the same way, so the model masks of the
+ * generators' pods are final.
+ */
+#include "sim/scenario.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/policy.h"
+#include "core/resources.h"
+#include "sim/file.h"
+#include "sim/yaml_doc.h"
+
+enum {
+	SCN_MAX_BYTES = 16 << 20,          /* the file */
+	SCN_MAX_DEPTH = 32,                /* nested YAML collections */
+	SCN_MAX_YAML_NODES = 1000000,
+	SCN_MAX_NODES = 1 << 20,           /* cluster nodes, all groups */
+	SCN_MAX_GROUPS = 4096,             /* node groups */
+	SCN_MAX_TENANTS = 4096,            /* not counting the root */
+	SCN_MAX_GENERATORS = 4096,
+	SCN_MAX_WORKLOADS = 1000000,       /* per generator */
+	SCN_MAX_WEIGHT = 1000000,
+	SCN_FIELD_MAX = 320,
+	SCN_POLICY_MAX = 32,               /* sizeof(sc->policy) */
+};
+
+#define SCN_MAX_MS ((int64_t)3600000000000)      /* a million hours */
+#define SCN_MAX_GPU_MEM_MIB ((int64_t)1 << 30)   /* per GPU */
+#define SCN_MAX_QUOTA_GPU_MILLI ((int64_t)1000000000)
+#define SCN_MAX_GPU_MILLI_HOURS ((int64_t)1000000000000)
+#define NUM_LIMIT ((int64_t)1 << 62)            /* of any parsed value */
+
+_Static_assert((int)KERF_SCN_MAX_QUOTAS == (int)KERF_MAX_RES,
+	       "one quota line per resource dimension");
+_Static_assert((int)KERF_SCN_NAME_MAX <= (int)KERF_TENANT_NAME_MAX &&
+		       (int)KERF_SCN_NAME_MAX <= (int)KERF_CLASS_NAME_MAX &&
+		       (int)KERF_SCN_NAME_MAX <= (int)KERF_WORKLOAD_NAME_MAX,
+	       "scenario names fit the core's");
+
+/* ---- limits on numbers ---------------------------------------------- */
+
+struct qty {
+	int64_t scale;          /* core units per unit written */
+	int64_t min;            /* core units */
+	int64_t max;
+	bool integer;           /* no fractional part allowed */
+	bool negative_ok;
+	const char *expect;     /* "must be <expect>" */
+	const char *unit;       /* "must be at most <max> <unit>"; NULL: expect */
+};
+
+/* clang-format off */
+static const struct qty q_node_cpu = {
+	1000, 0, KERF_MAX_CPU_MILLI, false, false, "a number of cores >= 0", "cores" };
+static const struct qty q_node_mem = {
+	1024, 0, KERF_MAX_MEM_MIB, false, false, "a number of GiB >= 0", "GiB" };
+static const struct qty q_gpu_mem = {
+	1024, 0, SCN_MAX_GPU_MEM_MIB, false, false, "a number of GiB >= 0", "GiB" };
+static const struct qty q_quota_gpu = {
+	1000, 0, SCN_MAX_QUOTA_GPU_MILLI, false, false, "a number of GPUs >= 0", "GPUs" };
+static const struct qty q_seconds = {
+	1000, 0, SCN_MAX_MS, false, false, "a number of seconds >= 0", "seconds" };
+static const struct qty q_seconds_pos = {
+	1000, 1, SCN_MAX_MS, false, false, "a number of seconds > 0", "seconds" };
+static const struct qty q_hours_pos = {
+	3600000, 1, SCN_MAX_MS, false, false, "a number of hours > 0", "hours" };
+static const struct qty q_gpu_hours = {
+	1000, 1, SCN_MAX_GPU_MILLI_HOURS, false, false, "a number of GPU-hours > 0", "GPU-hours" };
+static const struct qty q_pct = {
+	1, 0, 100, false, false, "a percentage from 0 to 100", NULL };
+static const struct qty q_fraction = {
+	1000, 1, KERF_GPU_MILLI - 1, false, false, "a fraction of one GPU from 0.001 to 0.999", NULL };
+static const struct qty q_seed = {
+	1, 0, NUM_LIMIT, true, false, "an integer from 0 to 2^62", NULL };
+static const struct qty q_class_value = {
+	1, INT32_MIN, INT32_MAX, true, true, "an integer from -2147483648 to 2147483647", NULL };
+static const struct qty q_node_count = {
+	1, 1, SCN_MAX_NODES, true, false, "an integer from 1 to 1048576", NULL };
+static const struct qty q_node_gpus = {
+	1, 0, KERF_NODE_MAX_GPUS, true, false, "an integer from 0 to 16", NULL };
+static const struct qty q_domain = {
+	1, 0, SCN_MAX_NODES, true, false, "an integer from 0 to 1048576", NULL };
+static const struct qty q_weight = {
+	1, 1, SCN_MAX_WEIGHT, true, false, "an integer from 1 to 1000000", NULL };
+static const struct qty q_wl_count = {
+	1, 1, SCN_MAX_WORKLOADS, true, false, "an integer from 1 to 1000000", NULL };
+static const struct qty q_pods = {
+	1, 1, KERF_MAX_GANG_PODS, true, false, "an integer from 1 to 4096", NULL };
+/* clang-format on */
+
+/* ---- the reader ----------------------------------------------------- */
+
+struct reader {
+	const char *path;
+	struct kerf_err *err;
+	struct kerf_scenario *sc;
+	char field[SCN_FIELD_MAX];          /* path of the value at hand */
+	size_t field_len;
+	size_t alloc_nodes;
+	size_t alloc_tenants;
+	size_t alloc_generators;
+	bool *tenant_internal;              /* per tenant: has children */
+	size_t alloc_internal;
+	uint32_t nr_cluster_nodes;
+	/* GPU models by first appearance: the cluster's model indices */
+	char models[KERF_MAX_MODELS][KERF_MODEL_NAME_MAX];
+	int32_t model_mem_mib[KERF_MAX_MODELS];   /* first stated; 0 = none */
+	size_t model_mem_group[KERF_MAX_MODELS];  /* the group that stated it */
+	int nr_models;
+	int64_t capacity[KERF_MAX_RES];     /* of the cluster, per dimension */
+};
+
+static int fail(struct reader *r, const struct kerf_yaml_node *n,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct reader *r, const struct kerf_yaml_node *n,
+		const char *fmt, ...)
+{
+	char reason[KERF_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (r->field_len == 0)
+		return kerf_err_set(r->err, -KERF_EPARSE, "%s:%u: %s", r->path,
+				    n->line, reason);
+	return kerf_err_set(r->err, -KERF_EPARSE, "%s:%u: %s: %s", r->path,
+			    n->line, r->field, reason);
+}
+
+static int oom(struct reader *r)
+{
+	return kerf_err_set(r->err, -KERF_ENOMEM, "%s: out of memory", r->path);
+}
+
+/* Append to the field path; returns the mark to pop back to. */
+static size_t push_key(struct reader *r, const char *key)
+{
+	size_t mark = r->field_len;
+	int n = snprintf(r->field + mark, sizeof(r->field) - mark, "%s%s",
+			 mark ? "." : "", key);
+
+	if (n > 0)
+		r->field_len += (size_t)n;
+	if (r->field_len >= sizeof(r->field))
+		r->field_len = sizeof(r->field) - 1;
+	return mark;
+}
+
+static size_t push_index(struct reader *r, size_t i)
+{
+	size_t mark = r->field_len;
+	int n = snprintf(r->field + mark, sizeof(r->field) - mark, "[%zu]", i);
+
+	if (n > 0)
+		r->field_len += (size_t)n;
+	if (r->field_len >= sizeof(r->field))
+		r->field_len = sizeof(r->field) - 1;
+	return mark;
+}
+
+static void pop(struct reader *r, size_t mark)
+{
+	r->field_len = mark;
+	r->field[mark] = '\0';
+}
+
+/* An error about the key key of map (the key itself is absent or wrong). */
+static int fail_key(struct reader *r, const struct kerf_yaml_node *at,
+		    const char *key, const char *reason)
+{
+	size_t mark = push_key(r, key);
+	int rc = fail(r, at, "%s", reason);
+
+	pop(r, mark);
+	return rc;
+}
+
+/* ---- mappings ------------------------------------------------------- */
+
+static bool key_is(const struct kerf_yaml_node *k, const char *name)
+{
+	size_t len = strlen(name);
+
+	return k->len == len && memcmp(k->text, name, len) == 0;
+}
+
+/*
+ * The values of a mapping with the given keys (NULL where absent).  Unknown
+ * keys and keys given twice are errors.
+ */
+static int take_map(struct reader *r, const struct kerf_yaml_node *n,
+		    const char *const *keys, int nr_keys,
+		    const struct kerf_yaml_node **vals)
+{
+	for (int j = 0; j < nr_keys; j++)
+		vals[j] = NULL;
+	if (n->kind != KERF_YAML_MAP)
+		return fail(r, n, "must be a mapping");
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct kerf_yaml_node *k = n->pairs[i].key;
+		char known[400];
+		size_t used = 0;
+		int j;
+
+		for (j = 0; j < nr_keys && !key_is(k, keys[j]); j++)
+			;
+		if (j < nr_keys && !vals[j]) {
+			vals[j] = n->pairs[i].value;
+			continue;
+		}
+		if (j < nr_keys)
+			return fail_key(r, k, keys[j], "given twice");
+		known[0] = '\0';
+		for (j = 0; j < nr_keys && used < sizeof(known); j++) {
+			int w = snprintf(known + used, sizeof(known) - used,
+					 "%s%s", j ? ", " : "", keys[j]);
+
+			if (w > 0)
+				used += (size_t)w;
+		}
+		{
+			size_t mark = push_key(r, k->text);
+			int rc = fail(r, k, "unknown key (known: %s)", known);
+
+			pop(r, mark);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int need(struct reader *r, const struct kerf_yaml_node *map,
+		const struct kerf_yaml_node *val, const char *key)
+{
+	return val ? 0 : fail_key(r, map, key, "missing");
+}
+
+/* ---- scalars -------------------------------------------------------- */
+
+static bool is_scalar(const struct kerf_yaml_node *n)
+{
+	return n->kind == KERF_YAML_SCALAR && !kerf_yaml_is_null(n);
+}
+
+/*
+ * A name: 1..max bytes of printable ASCII, no space.  Names end up in
+ * messages, reports and node names, where a control character or an
+ * invisible Unicode space would only confuse.
+ */
+static int get_name(struct reader *r, const struct kerf_yaml_node *n,
+		    size_t max, char *out)
+{
+	if (!is_scalar(n) || n->len == 0 || n->len > max)
+		return fail(r, n, "must be a name of 1 to %zu bytes", max);
+	for (size_t i = 0; i < n->len; i++) {
+		unsigned char ch = (unsigned char)n->text[i];
+
+		if (ch <= ' ' || ch >= 0x7f)
+			return fail(r, n, "byte 0x%02x is not allowed in a name",
+				    ch);
+	}
+	memcpy(out, n->text, n->len + 1);
+	return 0;
+}
+
+/* One of words[]; returns its index. */
+static int get_word(struct reader *r, const struct kerf_yaml_node *n,
+		    const char *const *words, int nr_words)
+{
+	char list[160];
+	size_t used = 0;
+
+	if (n->kind == KERF_YAML_SCALAR)
+		for (int i = 0; i < nr_words; i++)
+			if (key_is(n, words[i]))
+				return i;
+	list[0] = '\0';
+	for (int i = 0; i < nr_words && used < sizeof(list); i++) {
+		int w = snprintf(list + used, sizeof(list) - used, "%s%s",
+				 i == 0 ? "" : i + 1 == nr_words ? " or " : ", ",
+				 words[i]);
+
+		if (w > 0)
+			used += (size_t)w;
+	}
+	return fail(r, n, "must be %s", list);
+}
+
+static int get_bool(struct reader *r, const struct kerf_yaml_node *n,
+		    bool *out)
+{
+	if (n->kind == KERF_YAML_SCALAR && n->plain && key_is(n, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (n->kind == KERF_YAML_SCALAR && n->plain && key_is(n, "false")) {
+		*out = false;
+		return 0;
+	}
+	return fail(r, n, "must be true or false");
+}
+
+enum num_rc {
+	NUM_OK = 0,
+	NUM_BAD,                /* not a decimal number */
+	NUM_BIG,                /* beyond NUM_LIMIT after scaling */
+	NUM_FRACTION,           /* has a fraction where an integer is wanted */
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * A plain scalar [+-]digits[.digits][(e|E)[+-]digits] times scale, rounded
+ * half up, exactly.  The digits are D with the decimal point after digit p;
+ * the integer part is at most 19 digits (else it is too big anyway) and the
+ * fraction is multiplied by scale from its last digit up, as on paper, so
+ * that the carry out is the integer part of fraction * scale and the last
+ * digit written is the first one after the point: the rounding digit.
+ */
+static enum num_rc parse_number(const struct kerf_yaml_node *n, int64_t scale,
+				bool integer, bool *neg, int64_t *out)
+{
+	const char *s, *end, *ip, *fp = NULL;
+	size_t ni = 0, nf = 0, nd, k0, fstart;
+	long exp10 = 0, p, zeros;
+	bool exp_neg = false, frac_nonzero = false;
+	uint64_t ipart = 0;
+	int64_t carry = 0, last = 0;
+
+	*neg = false;
+	*out = 0;
+	if (n->kind != KERF_YAML_SCALAR || !n->plain)
+		return NUM_BAD;
+	s = n->text;
+	end = s + n->len;
+	if (s < end && (*s == '+' || *s == '-'))
+		*neg = *s++ == '-';
+	ip = s;
+	while (s < end && is_digit(*s))
+		s++, ni++;
+	if (s < end && *s == '.') {
+		fp = ++s;
+		while (s < end && is_digit(*s))
+			s++, nf++;
+	}
+	if (ni + nf == 0)
+		return NUM_BAD;
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < end && (*s == '+' || *s == '-'))
+			exp_neg = *s++ == '-';
+		if (s == end || !is_digit(*s))
+			return NUM_BAD;
+		for (; s < end && is_digit(*s); s++)
+			if (exp10 < 1000000)
+				exp10 = exp10 * 10 + (*s - '0');
+		if (exp_neg)
+			exp10 = -exp10;
+	}
+	if (s != end)
+		return NUM_BAD;
+	nd = ni + nf;
+#define DIGIT(k) ((int64_t)(((k) < ni ? ip[(k)] : fp[(k) - ni]) - '0'))
+	for (k0 = 0; k0 < nd && DIGIT(k0) == 0; k0++)
+		;
+	if (k0 == nd) {
+		*neg = false;
+		return NUM_OK;
+	}
+	/* the value is 0.D[k0..] x 10^p, with D[k0] != 0 */
+	p = (long)ni + exp10 - (long)k0;
+	if (p > 19)
+		return NUM_BIG;
+	for (long k = 0; k < p; k++)
+		ipart = ipart * 10 +
+			(uint64_t)(k0 + (size_t)k < nd ? DIGIT(k0 + (size_t)k) : 0);
+	if (ipart > (uint64_t)(NUM_LIMIT / scale))
+		return NUM_BIG;
+	zeros = p < 0 ? -p : 0;
+	fstart = k0 + (size_t)(p > 0 ? p : 0);
+	if (zeros > 40) {
+		/* below 1e-40: nothing of it survives the rounding */
+		frac_nonzero = true;
+	} else {
+		for (size_t k = nd; k-- > fstart;) {
+			int64_t d = DIGIT(k), t = d * scale + carry;
+
+			frac_nonzero |= d != 0;
+			last = t % 10;
+			carry = t / 10;
+		}
+		for (long z = 0; z < zeros; z++) {
+			last = carry % 10;
+			carry /= 10;
+		}
+	}
+#undef DIGIT
+	if (integer && frac_nonzero)
+		return NUM_FRACTION;
+	*out = (int64_t)ipart * scale + carry + (last >= 5);
+	return NUM_OK;
+}
+
+/* v / scale in decimal, exactly when it ends within 10 digits. */
+static void fmt_qty(char *buf, size_t size, int64_t v, int64_t scale)
+{
+	int64_t rem = v % scale;
+	size_t used;
+	int n = snprintf(buf, size, "%" PRId64, v / scale);
+
+	if (n < 0 || rem == 0)
+		return;
+	used = (size_t)n;
+	if (rem < 0)
+		rem = -rem;
+	if (used + 1 < size)
+		buf[used++] = '.';
+	for (int i = 0; i < 10 && rem != 0 && used + 1 < size; i++) {
+		rem *= 10;
+		buf[used++] = (char)('0' + rem / scale);
+		rem %= scale;
+	}
+	buf[used] = '\0';
+}
+
+static int get_qty(struct reader *r, const struct kerf_yaml_node *n,
+		   const struct qty *q, int64_t *out)
+{
+	bool neg;
+	int64_t v;
+	enum num_rc rc = parse_number(n, q->scale, q->integer, &neg, &v);
+
+	if (rc != NUM_BAD && neg && !q->negative_ok)
+		rc = NUM_BAD;
+	if (rc == NUM_OK && neg)
+		v = -v;
+	if (rc == NUM_OK && v >= q->min && v <= q->max) {
+		*out = v;
+		return 0;
+	}
+	if (q->unit && !neg && (rc == NUM_BIG || (rc == NUM_OK && v > q->max))) {
+		char max[48];
+
+		fmt_qty(max, sizeof(max), q->max, q->scale);
+		return fail(r, n, "must be at most %s %s", max, q->unit);
+	}
+	return fail(r, n, "must be %s", q->expect);
+}
+
+static int get_qty32(struct reader *r, const struct kerf_yaml_node *n,
+		     const struct qty *q, int32_t *out)
+{
+	int64_t v = 0;
+	int rc = get_qty(r, n, q, &v);
+
+	*out = (int32_t)v;
+	return rc;
+}
+
+static int get_qty_u32(struct reader *r, const struct kerf_yaml_node *n,
+		       const struct qty *q, uint32_t *out)
+{
+	int64_t v = 0;
+	int rc = get_qty(r, n, q, &v);
+
+	*out = (uint32_t)v;
+	return rc;
+}
+
+/* Exactly one of two keys giving a time in different units. */
+static int get_time_either(struct reader *r, const struct kerf_yaml_node *map,
+			   const struct kerf_yaml_node *a, const char *a_key,
+			   const struct qty *qa, const struct kerf_yaml_node *b,
+			   const char *b_key, const struct qty *qb,
+			   int64_t *out)
+{
+	size_t mark;
+	int rc;
+
+	if (a && b) {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "give %s or %s, not both",
+			 a_key, b_key);
+		return fail_key(r, b, b_key, reason);
+	}
+	if (!a && !b) {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "missing (or %s)", b_key);
+		return fail_key(r, map, a_key, reason);
+	}
+	mark = push_key(r, a ? a_key : b_key);
+	rc = get_qty(r, a ? a : b, a ? qa : qb, out);
+	pop(r, mark);
+	return rc;
+}
+
+/* rc = call, with key appended to the field path meanwhile. */
+#define UNDER_KEY(rc, r, key, call)                             \
+	do {                                                    \
+		size_t mark_ = push_key((r), (key));            \
+		(rc) = (call);                                  \
+		pop((r), mark_);                                \
+	} while (0)
+
+static int key_qty(struct reader *r, const struct kerf_yaml_node *v,
+		   const char *key, const struct qty *q, int64_t *out)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return 0;
+	mark = push_key(r, key);
+	rc = get_qty(r, v, q, out);
+	pop(r, mark);
+	return rc;
+}
+
+static int key_qty32(struct reader *r, const struct kerf_yaml_node *v,
+		     const char *key, const struct qty *q, int32_t *out)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return 0;
+	mark = push_key(r, key);
+	rc = get_qty32(r, v, q, out);
+	pop(r, mark);
+	return rc;
+}
+
+static int key_qty_u32(struct reader *r, const struct kerf_yaml_node *v,
+		       const char *key, const struct qty *q, uint32_t *out)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return 0;
+	mark = push_key(r, key);
+	rc = get_qty_u32(r, v, q, out);
+	pop(r, mark);
+	return rc;
+}
+
+static int key_name(struct reader *r, const struct kerf_yaml_node *v,
+		    const char *key, size_t max, char *out)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return 0;
+	mark = push_key(r, key);
+	rc = get_name(r, v, max, out);
+	pop(r, mark);
+	return rc;
+}
+
+/* Returns the index of the word, or the default when v is NULL. */
+static int key_word(struct reader *r, const struct kerf_yaml_node *v,
+		    const char *key, const char *const *words, int nr_words,
+		    int dflt)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return dflt;
+	mark = push_key(r, key);
+	rc = get_word(r, v, words, nr_words);
+	pop(r, mark);
+	return rc;
+}
+
+static int key_bool(struct reader *r, const struct kerf_yaml_node *v,
+		    const char *key, bool *out)
+{
+	size_t mark;
+	int rc;
+
+	if (!v)
+		return 0;
+	mark = push_key(r, key);
+	rc = get_bool(r, v, out);
+	pop(r, mark);
+	return rc;
+}
+
+static int grow(struct reader *r, void **arr, size_t *alloc, size_t need,
+		size_t elem)
+{
+	size_t want;
+	void *p;
+
+	if (need <= *alloc)
+		return 0;
+	want = *alloc ? *alloc * 2 : 8;
+	while (want < need)
+		want *= 2;
+	p = realloc(*arr, want * elem);
+	if (!p)
+		return oom(r);
+	*arr = p;
+	*alloc = want;
+	return 0;
+}
+
+/* ---- references ----------------------------------------------------- */
+
+static int find_model(const struct reader *r, const char *name)
+{
+	for (int i = 0; i < r->nr_models; i++)
+		if (strcmp(r->models[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int find_tenant(const struct kerf_scenario *sc, const char *name)
+{
+	for (size_t i = 0; i < sc->nr_tenants; i++)
+		if (strcmp(sc->tenants[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The quota dimension of a resource name, or -1 (after an error). */
+static int resource_dim(struct reader *r, const struct kerf_yaml_node *key)
+{
+	int m;
+
+	if (key_is(key, "cpu"))
+		return KERF_RES_CPU;
+	if (key_is(key, "memory"))
+		return KERF_RES_MEM;
+	m = key->len < KERF_MODEL_NAME_MAX && strlen(key->text) == key->len
+		    ? find_model(r, key->text)
+		    : -1;
+	if (m < 0) {
+		fail(r, key, "'%s' is not cpu, memory or the GPU model of a node group",
+		     key->text);
+		return -1;
+	}
+	return kerf_res_gpu(m);
+}
+
+static const struct qty *dim_qty(int dim)
+{
+	return dim == KERF_RES_CPU ? &q_node_cpu
+	       : dim == KERF_RES_MEM ? &q_node_mem
+				     : &q_quota_gpu;
+}
+
+/* A list of priority class names, each defined, none twice. */
+static int get_class_list(struct reader *r, const struct kerf_yaml_node *n,
+			  char (*out)[KERF_CLASS_NAME_MAX], int *nr_out)
+{
+	*nr_out = 0;
+	if (n->kind != KERF_YAML_SEQ || n->nr == 0)
+		return fail(r, n, "must be a list of priority class names");
+	for (size_t i = 0; i < n->nr; i++) {
+		const struct kerf_yaml_node *item = n->items[i];
+		char name[KERF_CLASS_NAME_MAX];
+		size_t mark = push_index(r, i);
+		int rc = get_name(r, item, KERF_CLASS_NAME_MAX - 1, name);
+
+		if (rc == 0 && kerf_classes_find(&r->sc->classes, name) < 0)
+			rc = fail(r, item, "no priority class '%s'", name);
+		for (int j = 0; rc == 0 && j < *nr_out; j++)
+			if (strcmp(out[j], name) == 0)
+				rc = fail(r, item, "'%s' is listed twice", name);
+		pop(r, mark);
+		if (rc < 0)
+			return rc;
+		memcpy(out[(*nr_out)++], name, sizeof(name));
+	}
+	return 0;
+}
+
+/* ---- cluster -------------------------------------------------------- */
+
+enum {
+	G_PREFIX, G_COUNT, G_CPU, G_MEMORY, G_GPUS, G_MODEL, G_GPU_MEMORY,
+	G_DOMAIN, G_NR_
+};
+static const char *const group_keys[G_NR_] = {
+	[G_PREFIX] = "prefix",
+	[G_COUNT] = "count",
+	[G_CPU] = "cpu",
+	[G_MEMORY] = "memory_gib",
+	[G_GPUS] = "gpus",
+	[G_MODEL] = "model",
+	[G_GPU_MEMORY] = "gpu_memory_gib",
+	[G_DOMAIN] = "nvlink_domain_nodes",
+};
+
+/*
+ * Would nodes "<a><i>" (i < count_a) and "<b><j>" (j >= 0) share a name?
+ * Only if b is a followed by digits s, not starting with 0: then the first
+ * clash is i = s followed by 0.
+ */
+static bool names_clash(const char *a, uint32_t count_a, const char *b,
+			uint64_t *clash)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	uint64_t s = 0;
+
+	if (lb <= la || memcmp(a, b, la) != 0 || b[la] == '0' || lb - la > 7)
+		return false;
+	for (size_t k = la; k < lb; k++) {
+		if (!is_digit(b[k]))
+			return false;
+		s = s * 10 + (uint64_t)(b[k] - '0');
+	}
+	*clash = s * 10;
+	return *clash < count_a;
+}
+
+static int check_prefix(struct reader *r, const struct kerf_yaml_node *at,
+			size_t g)
+{
+	const struct kerf_scn_nodes *n = &r->sc->nodes[g];
+
+	for (size_t h = 0; h < g; h++) {
+		const struct kerf_scn_nodes *o = &r->sc->nodes[h];
+		uint64_t i;
+
+		if (strcmp(o->prefix, n->prefix) == 0)
+			return fail(r, at, "'%s' is also the prefix of cluster.nodes[%zu]",
+				    n->prefix, h);
+		if (names_clash(o->prefix, o->count, n->prefix, &i))
+			return fail(r, at, "node name '%s0' would also be made by cluster.nodes[%zu]",
+				    n->prefix, h);
+		if (names_clash(n->prefix, n->count, o->prefix, &i))
+			return fail(r, at, "node name '%s%" PRIu64 "' would also be made by cluster.nodes[%zu]",
+				    n->prefix, i, h);
+	}
+	return 0;
+}
+
+static int group_model(struct reader *r, const struct kerf_yaml_node *map,
+		       const struct kerf_yaml_node **v, size_t g)
+{
+	struct kerf_scn_nodes *n = &r->sc->nodes[g];
+	int m, rc;
+
+	if (n->gpus == 0) {
+		if (v[G_MODEL])
+			return fail_key(r, v[G_MODEL], "model",
+					"given for nodes without GPUs (gpus is 0)");
+		if (v[G_GPU_MEMORY])
+			return fail_key(r, v[G_GPU_MEMORY], "gpu_memory_gib",
+					"given for nodes without GPUs (gpus is 0)");
+		if (n->domain_nodes)
+			return fail_key(r, v[G_DOMAIN], "nvlink_domain_nodes",
+					"given for nodes without GPUs (gpus is 0)");
+		return 0;
+	}
+	if ((rc = need(r, map, v[G_MODEL], "model")) < 0 ||
+	    (rc = key_name(r, v[G_MODEL], "model", KERF_MODEL_NAME_MAX - 1,
+			   n->model)) < 0)
+		return rc;
+	if (strcmp(n->model, "cpu") == 0 || strcmp(n->model, "memory") == 0)
+		return fail_key(r, v[G_MODEL], "model",
+				"'cpu' and 'memory' are quota resources, not GPU models");
+	m = find_model(r, n->model);
+	if (m < 0) {
+		if (r->nr_models == KERF_MAX_MODELS)
+			return fail_key(r, v[G_MODEL], "model",
+					"more than 64 GPU models");
+		m = r->nr_models++;
+		memcpy(r->models[m], n->model, sizeof(r->models[m]));
+		r->model_mem_mib[m] = 0;
+	}
+	if (n->gpu_mem_mib == 0)
+		return 0;
+	if (r->model_mem_mib[m] == 0) {
+		r->model_mem_mib[m] = n->gpu_mem_mib;
+		r->model_mem_group[m] = g;
+	} else if (r->model_mem_mib[m] != n->gpu_mem_mib) {
+		char had[48];
+		size_t mark = push_key(r, "gpu_memory_gib");
+
+		fmt_qty(had, sizeof(had), r->model_mem_mib[m], 1024);
+		rc = fail(r, v[G_GPU_MEMORY], "model '%s' has %s GiB in cluster.nodes[%zu]",
+			  n->model, had, r->model_mem_group[m]);
+		pop(r, mark);
+		return rc;
+	}
+	return 0;
+}
+
+static int parse_group(struct reader *r, const struct kerf_yaml_node *map,
+		       size_t g)
+{
+	const struct kerf_yaml_node *v[G_NR_];
+	struct kerf_scn_nodes *n = &r->sc->nodes[g];
+	int64_t gpus = 0;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	if ((rc = take_map(r, map, group_keys, G_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[G_PREFIX], "prefix")) < 0 ||
+	    (rc = need(r, map, v[G_COUNT], "count")) < 0 ||
+	    (rc = need(r, map, v[G_CPU], "cpu")) < 0 ||
+	    (rc = need(r, map, v[G_MEMORY], "memory_gib")) < 0 ||
+	    (rc = key_name(r, v[G_PREFIX], "prefix", KERF_SCN_NAME_MAX - 1,
+			   n->prefix)) < 0 ||
+	    (rc = key_qty_u32(r, v[G_COUNT], "count", &q_node_count,
+			      &n->count)) < 0 ||
+	    (rc = key_qty(r, v[G_CPU], "cpu", &q_node_cpu, &n->cpu_milli)) < 0 ||
+	    (rc = key_qty(r, v[G_MEMORY], "memory_gib", &q_node_mem,
+			  &n->mem_mib)) < 0 ||
+	    (rc = key_qty(r, v[G_GPUS], "gpus", &q_node_gpus, &gpus)) < 0 ||
+	    (rc = key_qty32(r, v[G_GPU_MEMORY], "gpu_memory_gib", &q_gpu_mem,
+			    &n->gpu_mem_mib)) < 0 ||
+	    (rc = key_qty_u32(r, v[G_DOMAIN], "nvlink_domain_nodes", &q_domain,
+			      &n->domain_nodes)) < 0)
+		return rc;
+	n->gpus = (int)gpus;
+	if (n->count > SCN_MAX_NODES - r->nr_cluster_nodes)
+		return fail_key(r, v[G_COUNT], "count",
+				"more than 1048576 nodes in the cluster");
+	r->nr_cluster_nodes += n->count;
+	UNDER_KEY(rc, r, "prefix", check_prefix(r, v[G_PREFIX], g));
+	if (rc < 0 || (rc = group_model(r, map, v, g)) < 0)
+		return rc;
+	r->capacity[KERF_RES_CPU] = kerf_qty_add(
+		r->capacity[KERF_RES_CPU], kerf_qty_mul(n->count, n->cpu_milli));
+	r->capacity[KERF_RES_MEM] = kerf_qty_add(
+		r->capacity[KERF_RES_MEM], kerf_qty_mul(n->count, n->mem_mib));
+	if (n->gpus > 0) {
+		int d = kerf_res_gpu(find_model(r, n->model));
+
+		r->capacity[d] = kerf_qty_add(
+			r->capacity[d],
+			kerf_qty_mul(n->count, (int64_t)n->gpus * KERF_GPU_MILLI));
+	}
+	return 0;
+}
+
+static int parse_cluster(struct reader *r, const struct kerf_yaml_node *map)
+{
+	static const char *const keys[] = { "nodes" };
+	const struct kerf_yaml_node *v[1], *seq;
+	struct kerf_scenario *sc = r->sc;
+	size_t mark;
+	int rc;
+
+	if ((rc = take_map(r, map, keys, 1, v)) < 0 ||
+	    (rc = need(r, map, v[0], "nodes")) < 0)
+		return rc;
+	seq = v[0];
+	mark = push_key(r, "nodes");
+	if (seq->kind != KERF_YAML_SEQ || seq->nr == 0)
+		rc = fail(r, seq, "must be a list of node groups");
+	else if (seq->nr > SCN_MAX_GROUPS)
+		rc = fail(r, seq->items[SCN_MAX_GROUPS], "more than %d node groups",
+			  SCN_MAX_GROUPS);
+	else
+		rc = grow(r, (void **)&sc->nodes, &r->alloc_nodes, seq->nr,
+			  sizeof(*sc->nodes));
+	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
+		size_t m = push_index(r, i);
+
+		rc = parse_group(r, seq->items[i], i);
+		pop(r, m);
+		if (rc == 0)
+			sc->nr_nodes++;
+	}
+	pop(r, mark);
+	return rc;
+}
+
+/* ---- priority classes ----------------------------------------------- */
+
+enum { C_NAME, C_VALUE, C_PREEMPTIBLE, C_GRACE, C_MIN_RUNTIME, C_NR_ };
+static const char *const class_keys[C_NR_] = {
+	[C_NAME] = "name",
+	[C_VALUE] = "value",
+	[C_PREEMPTIBLE] = "preemptible",
+	[C_GRACE] = "checkpoint_grace_s",
+	[C_MIN_RUNTIME] = "min_runtime_s",
+};
+
+static int parse_class(struct reader *r, const struct kerf_yaml_node *map)
+{
+	const struct kerf_yaml_node *v[C_NR_];
+	struct kerf_priority_class pc = { .preemptible = true };
+	int64_t value = 0;
+	int rc;
+
+	if ((rc = take_map(r, map, class_keys, C_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[C_NAME], "name")) < 0 ||
+	    (rc = need(r, map, v[C_VALUE], "value")) < 0 ||
+	    (rc = key_name(r, v[C_NAME], "name", KERF_CLASS_NAME_MAX - 1,
+			   pc.name)) < 0 ||
+	    (rc = key_qty(r, v[C_VALUE], "value", &q_class_value, &value)) < 0 ||
+	    (rc = key_bool(r, v[C_PREEMPTIBLE], "preemptible",
+			   &pc.preemptible)) < 0 ||
+	    (rc = key_qty(r, v[C_GRACE], "checkpoint_grace_s", &q_seconds,
+			  &pc.checkpoint_grace_ms)) < 0 ||
+	    (rc = key_qty(r, v[C_MIN_RUNTIME], "min_runtime_s", &q_seconds,
+			  &pc.min_runtime_ms)) < 0)
+		return rc;
+	pc.value = (int32_t)value;
+	if (kerf_classes_find(&r->sc->classes, pc.name) >= 0)
+		return fail_key(r, v[C_NAME], "name", "defined twice");
+	if (kerf_classes_add(&r->sc->classes, &pc, NULL) < 0)
+		return fail_key(r, v[C_NAME], "name", "cannot be added");
+	return 0;
+}
+
+static int parse_classes(struct reader *r, const struct kerf_yaml_node *seq)
+{
+	int rc = 0;
+
+	if (seq->kind != KERF_YAML_SEQ)
+		return fail(r, seq, "must be a list of priority classes");
+	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
+		size_t mark = push_index(r, i);
+
+		if (i >= KERF_MAX_CLASSES)
+			rc = fail(r, seq->items[i], "more than %d priority classes",
+				  KERF_MAX_CLASSES);
+		else
+			rc = parse_class(r, seq->items[i]);
+		pop(r, mark);
+	}
+	return rc;
+}
+
+/* ---- tenants -------------------------------------------------------- */
+
+enum {
+	T_NAME, T_WEIGHT, T_QUOTA, T_ALLOWED, T_ISOLATION, T_NETWORK, T_BUDGET,
+	T_IDLE, T_CHILDREN, T_NR_
+};
+static const char *const tenant_keys[T_NR_] = {
+	[T_NAME] = "name",
+	[T_WEIGHT] = "weight",
+	[T_QUOTA] = "quota",
+	[T_ALLOWED] = "allowed_classes",
+	[T_ISOLATION] = "isolation",
+	[T_NETWORK] = "network_class",
+	[T_BUDGET] = "budget",
+	[T_IDLE] = "idle",
+	[T_CHILDREN] = "children",
+};
+
+enum { Q_NOMINAL, Q_BORROWING, Q_LENDING, Q_NR_ };
+static const char *const quota_keys[Q_NR_] = {
+	[Q_NOMINAL] = "nominal",
+	[Q_BORROWING] = "borrowing_limit",
+	[Q_LENDING] = "lending_limit",
+};
+
+/* Where a tenant's nominal quotas must fit: its parent or the cluster. */
+struct siblings {
+	const char *parent;                 /* NULL: the top level */
+	const int64_t *nominal;             /* the parent's, per dimension */
+	int64_t sum[KERF_MAX_RES];          /* the siblings' so far */
+};
+
+static int check_sum(struct reader *r, const struct kerf_yaml_node *at,
+		     struct siblings *sib, int dim, int64_t nominal)
+{
+	const struct qty *q = dim_qty(dim);
+	const char *unit = q->unit;
+	char sum[48], limit[48];
+
+	sib->sum[dim] = kerf_qty_add(sib->sum[dim], nominal);
+	if (sib->sum[dim] <= sib->nominal[dim])
+		return 0;
+	fmt_qty(sum, sizeof(sum), sib->sum[dim], q->scale);
+	fmt_qty(limit, sizeof(limit), sib->nominal[dim], q->scale);
+	if (!sib->parent)
+		return fail(r, at, "the top-level tenants' nominal quotas sum to %s %s, more than the cluster's %s",
+			    sum, unit, limit);
+	return fail(r, at, "the nominal quotas of the children of '%s' sum to %s %s, more than its nominal %s",
+		    sib->parent, sum, unit, limit);
+}
+
+static int parse_quota_line(struct reader *r, const struct kerf_yaml_node *map,
+			    int dim, struct kerf_scn_quota *line,
+			    struct siblings *sib)
+{
+	const struct kerf_yaml_node *v[Q_NR_];
+	const struct qty *q = dim_qty(dim);
+	int rc;
+
+	line->nominal = 0;
+	line->borrowing_limit = KERF_QTY_INF;
+	line->lending_limit = KERF_QTY_INF;
+	if ((rc = take_map(r, map, quota_keys, Q_NR_, v)) < 0 ||
+	    (rc = key_qty(r, v[Q_NOMINAL], "nominal", q, &line->nominal)) < 0 ||
+	    (rc = key_qty(r, v[Q_BORROWING], "borrowing_limit", q,
+			  &line->borrowing_limit)) < 0 ||
+	    (rc = key_qty(r, v[Q_LENDING], "lending_limit", q,
+			  &line->lending_limit)) < 0)
+		return rc;
+	if (v[Q_LENDING] && line->lending_limit > line->nominal) {
+		char nom[48], reason[96];
+
+		fmt_qty(nom, sizeof(nom), line->nominal, q->scale);
+		snprintf(reason, sizeof(reason), "must not be more than nominal (%s %s)",
+			 nom, q->unit);
+		return fail_key(r, v[Q_LENDING], "lending_limit", reason);
+	}
+	if (v[Q_NOMINAL])
+		UNDER_KEY(rc, r, "nominal",
+			  check_sum(r, v[Q_NOMINAL], sib, dim, line->nominal));
+	return rc;
+}
+
+static int parse_quota(struct reader *r, const struct kerf_yaml_node *map,
+		       struct kerf_scn_tenant *t, int64_t *nominal,
+		       struct siblings *sib)
+{
+	bool seen[KERF_MAX_RES] = { false };
+	int rc = 0;
+
+	if (map->kind != KERF_YAML_MAP)
+		return fail(r, map, "must be a mapping of resources to quotas");
+	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
+		const struct kerf_yaml_node *key = map->pairs[i].key;
+		size_t mark = push_key(r, key->text);
+		struct kerf_scn_quota *line;
+		int dim = resource_dim(r, key);
+
+		if (dim < 0) {
+			rc = -KERF_EPARSE;
+		} else if (seen[dim]) {
+			rc = fail(r, key, "given twice");
+		} else if (t->nr_quotas >= KERF_SCN_MAX_QUOTAS) {
+			rc = fail(r, key, "more than %d quota lines",
+				  KERF_SCN_MAX_QUOTAS);
+		} else {
+			seen[dim] = true;
+			line = &t->quotas[t->nr_quotas++];
+			memcpy(line->resource, key->text, key->len + 1);
+			rc = parse_quota_line(r, map->pairs[i].value, dim, line,
+					      sib);
+			nominal[dim] = line->nominal;
+		}
+		pop(r, mark);
+	}
+	return rc;
+}
+
+enum { B_GPU_HOURS, B_WINDOW, B_ACTION, B_NR_ };
+static const char *const budget_keys[B_NR_] = {
+	[B_GPU_HOURS] = "gpu_hours",
+	[B_WINDOW] = "window_h",
+	[B_ACTION] = "on_exhaustion",
+};
+static const char *const budget_actions[] = { "hold", "preemptible-only" };
+
+static int parse_budget(struct reader *r, const struct kerf_yaml_node *map,
+			struct kerf_scn_tenant *t)
+{
+	const struct kerf_yaml_node *v[B_NR_];
+	int rc, action;
+
+	if ((rc = take_map(r, map, budget_keys, B_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[B_GPU_HOURS], "gpu_hours")) < 0 ||
+	    (rc = need(r, map, v[B_WINDOW], "window_h")) < 0 ||
+	    (rc = key_qty(r, v[B_GPU_HOURS], "gpu_hours", &q_gpu_hours,
+			  &t->budget_gpu_milli_hours)) < 0 ||
+	    (rc = key_qty(r, v[B_WINDOW], "window_h", &q_hours_pos,
+			  &t->budget_window_ms)) < 0)
+		return rc;
+	action = key_word(r, v[B_ACTION], "on_exhaustion", budget_actions, 2,
+			  KERF_BUDGET_HOLD);
+	if (action < 0)
+		return action;
+	t->budget_action = (enum kerf_budget_action)action;
+	return 0;
+}
+
+enum { I_BELOW, I_FOR, I_ACTION, I_EXEMPT, I_NR_ };
+static const char *const idle_keys[I_NR_] = {
+	[I_BELOW] = "below_pct",
+	[I_FOR] = "for_s",
+	[I_ACTION] = "action",
+	[I_EXEMPT] = "exempt_classes",
+};
+static const char *const idle_actions[] = { "notify", "checkpoint-evict" };
+
+static int parse_idle(struct reader *r, const struct kerf_yaml_node *map,
+		      struct kerf_scn_tenant *t)
+{
+	const struct kerf_yaml_node *v[I_NR_];
+	int rc, action;
+
+	if ((rc = take_map(r, map, idle_keys, I_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[I_BELOW], "below_pct")) < 0 ||
+	    (rc = need(r, map, v[I_FOR], "for_s")) < 0 ||
+	    (rc = key_qty32(r, v[I_BELOW], "below_pct", &q_pct,
+			    &t->idle_threshold_pct)) < 0 ||
+	    (rc = key_qty(r, v[I_FOR], "for_s", &q_seconds_pos,
+			  &t->idle_after_ms)) < 0)
+		return rc;
+	action = key_word(r, v[I_ACTION], "action", idle_actions, 2, 0);
+	if (action < 0)
+		return action;
+	t->idle_action = action == 0 ? KERF_IDLE_NOTIFY
+				     : KERF_IDLE_CHECKPOINT_EVICT;
+	if (v[I_EXEMPT])
+		UNDER_KEY(rc, r, "exempt_classes",
+			  get_class_list(r, v[I_EXEMPT], t->idle_exempt_classes,
+					 &t->nr_idle_exempt_classes));
+	return rc;
+}
+
+static const char *const isolations[] = { "shared", "tenant", "hardware" };
+
+static int parse_tenants(struct reader *r, const struct kerf_yaml_node *seq,
+			 const char *parent, const int64_t *parent_nominal);
+
+/* The tenant's own fields; t is sc->tenants[idx], valid until children. */
+static int parse_tenant_fields(struct reader *r,
+			       const struct kerf_yaml_node **v,
+			       struct kerf_scn_tenant *t, int64_t *nominal,
+			       struct siblings *sib)
+{
+	int rc, iso;
+
+	if ((rc = key_qty_u32(r, v[T_WEIGHT], "weight", &q_weight,
+			      &t->weight)) < 0)
+		return rc;
+	if (v[T_QUOTA])
+		UNDER_KEY(rc, r, "quota",
+			  parse_quota(r, v[T_QUOTA], t, nominal, sib));
+	if (rc < 0)
+		return rc;
+	if (v[T_ALLOWED])
+		UNDER_KEY(rc, r, "allowed_classes",
+			  get_class_list(r, v[T_ALLOWED], t->allowed_classes,
+					 &t->nr_allowed_classes));
+	if (rc < 0)
+		return rc;
+	iso = key_word(r, v[T_ISOLATION], "isolation", isolations, 3,
+		       KERF_ISOLATION_SHARED);
+	if (iso < 0)
+		return iso;
+	t->isolation = (enum kerf_isolation)iso;
+	if ((rc = key_name(r, v[T_NETWORK], "network_class",
+			   KERF_SCN_NAME_MAX - 1, t->network_class)) < 0)
+		return rc;
+	if (v[T_BUDGET])
+		UNDER_KEY(rc, r, "budget", parse_budget(r, v[T_BUDGET], t));
+	if (rc < 0)
+		return rc;
+	if (v[T_IDLE])
+		UNDER_KEY(rc, r, "idle", parse_idle(r, v[T_IDLE], t));
+	return rc;
+}
+
+static int parse_tenant(struct reader *r, const struct kerf_yaml_node *map,
+			const char *parent, struct siblings *sib)
+{
+	const struct kerf_yaml_node *v[T_NR_];
+	struct kerf_scenario *sc = r->sc;
+	struct kerf_scn_tenant *t;
+	int64_t nominal[KERF_MAX_RES] = { 0 };
+	char name[KERF_SCN_NAME_MAX];
+	size_t idx;
+	int rc;
+
+	if ((rc = take_map(r, map, tenant_keys, T_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[T_NAME], "name")) < 0 ||
+	    (rc = key_name(r, v[T_NAME], "name", KERF_SCN_NAME_MAX - 1, name)) < 0)
+		return rc;
+	if (strcmp(name, "cluster") == 0)
+		return fail_key(r, v[T_NAME], "name",
+				"'cluster' is the root of the tenant tree");
+	if (find_tenant(sc, name) >= 0)
+		return fail_key(r, v[T_NAME], "name", "tenant defined twice");
+	if (sc->nr_tenants >= SCN_MAX_TENANTS)
+		return fail(r, map, "more than %d tenants", SCN_MAX_TENANTS);
+	if ((rc = grow(r, (void **)&sc->tenants, &r->alloc_tenants,
+		       sc->nr_tenants + 1, sizeof(*sc->tenants))) < 0 ||
+	    (rc = grow(r, (void **)&r->tenant_internal, &r->alloc_internal,
+		       sc->nr_tenants + 1, sizeof(*r->tenant_internal))) < 0)
+		return rc;
+	idx = sc->nr_tenants++;
+	t = &sc->tenants[idx];
+	memset(t, 0, sizeof(*t));
+	r->tenant_internal[idx] = false;
+	memcpy(t->name, name, sizeof(name));
+	if (parent)
+		snprintf(t->parent, sizeof(t->parent), "%s", parent);
+	t->weight = 1;
+	if ((rc = parse_tenant_fields(r, v, t, nominal, sib)) < 0)
+		return rc;
+	if (!v[T_CHILDREN])
+		return 0;
+	if (v[T_CHILDREN]->kind == KERF_YAML_SEQ && v[T_CHILDREN]->nr > 0)
+		r->tenant_internal[idx] = true;
+	/* t may move from here on */
+	UNDER_KEY(rc, r, "children",
+		  parse_tenants(r, v[T_CHILDREN], name, nominal));
+	return rc;
+}
+
+static int parse_tenants(struct reader *r, const struct kerf_yaml_node *seq,
+			 const char *parent, const int64_t *parent_nominal)
+{
+	struct siblings sib = { .parent = parent, .nominal = parent_nominal };
+	int rc = 0;
+
+	if (seq->kind != KERF_YAML_SEQ)
+		return fail(r, seq, "must be a list of tenants");
+	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
+		size_t mark = push_index(r, i);
+
+		rc = parse_tenant(r, seq->items[i], parent, &sib);
+		pop(r, mark);
+	}
+	return rc;
+}
+
+/* ---- workload generators -------------------------------------------- */
+
+enum {
+	W_NAME, W_TENANT, W_CLASS, W_COUNT, W_START, W_EVERY, W_ARRIVAL,
+	W_DURATION_S, W_DURATION_H, W_DURATION, W_PODS, W_GPUS, W_FRACTION,
+	W_GPU_MEMORY, W_CPU, W_MEMORY, W_MODELS, W_MIN_COUNT, W_TOPOLOGY,
+	W_CHECKPOINT, W_UTILISATION, W_NR_
+};
+static const char *const generator_keys[W_NR_] = {
+	[W_NAME] = "name",
+	[W_TENANT] = "tenant",
+	[W_CLASS] = "class",
+	[W_COUNT] = "count",
+	[W_START] = "start_s",
+	[W_EVERY] = "every_s",
+	[W_ARRIVAL] = "arrival",
+	[W_DURATION_S] = "duration_s",
+	[W_DURATION_H] = "duration_h",
+	[W_DURATION] = "duration",
+	[W_PODS] = "pods",
+	[W_GPUS] = "gpus",
+	[W_FRACTION] = "gpu_fraction",
+	[W_GPU_MEMORY] = "gpu_memory_gib",
+	[W_CPU] = "cpu",
+	[W_MEMORY] = "memory_gib",
+	[W_MODELS] = "models",
+	[W_MIN_COUNT] = "min_count",
+	[W_TOPOLOGY] = "topology",
+	[W_CHECKPOINT] = "checkpoint_every_s",
+	[W_UTILISATION] = "utilisation_pct",
+};
+static const char *const dists[] = { "fixed", "exponential" };
+static const char *const topologies[] = { "any", "node", "nvlink", "pack" };
+
+static int gen_references(struct reader *r, const struct kerf_yaml_node **v,
+			  struct kerf_scn_generator *g)
+{
+	const struct kerf_scenario *sc = r->sc;
+	int t;
+	int rc;
+
+	if ((rc = key_name(r, v[W_TENANT], "tenant", KERF_SCN_NAME_MAX - 1,
+			   g->tenant)) < 0 ||
+	    (rc = key_name(r, v[W_CLASS], "class", KERF_CLASS_NAME_MAX - 1,
+			   g->class_name)) < 0)
+		return rc;
+	t = find_tenant(sc, g->tenant);
+	if (t < 0) {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "no tenant '%s'", g->tenant);
+		return fail_key(r, v[W_TENANT], "tenant", reason);
+	}
+	if (r->tenant_internal[t]) {
+		char reason[128];
+
+		snprintf(reason, sizeof(reason),
+			 "'%s' has children; work goes to leaf tenants only",
+			 g->tenant);
+		return fail_key(r, v[W_TENANT], "tenant", reason);
+	}
+	if (kerf_classes_find(&sc->classes, g->class_name) < 0) {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "no priority class '%s'",
+			 g->class_name);
+		return fail_key(r, v[W_CLASS], "class", reason);
+	}
+	return 0;
+}
+
+static int gen_models(struct reader *r, const struct kerf_yaml_node *seq,
+		      struct kerf_pod *pod)
+{
+	if (seq->kind != KERF_YAML_SEQ || seq->nr == 0)
+		return fail(r, seq, "must be a list of GPU models");
+	if (pod->nr_gpus == 0)
+		return fail(r, seq, "given for pods without GPUs");
+	for (size_t i = 0; i < seq->nr; i++) {
+		const struct kerf_yaml_node *item = seq->items[i];
+		char name[KERF_MODEL_NAME_MAX];
+		size_t mark = push_index(r, i);
+		int rc = get_name(r, item, KERF_MODEL_NAME_MAX - 1, name), m = -1;
+
+		if (rc == 0 && (m = find_model(r, name)) < 0)
+			rc = fail(r, item, "'%s' is not the GPU model of a node group",
+				  name);
+		if (rc == 0 && (pod->model_mask >> m & 1))
+			rc = fail(r, item, "'%s' is listed twice", name);
+		pop(r, mark);
+		if (rc < 0)
+			return rc;
+		pod->model_mask |= (uint64_t)1 << m;
+	}
+	return 0;
+}
+
+static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
+		   struct kerf_scn_generator *g)
+{
+	struct kerf_pod *pod = &g->set.req;
+	int64_t gpus = 0;
+	int rc;
+
+	if (v[W_GPUS] && v[W_FRACTION])
+		return fail_key(r, v[W_FRACTION], "gpu_fraction",
+				"give gpus or gpu_fraction, not both");
+	if ((rc = key_qty_u32(r, v[W_PODS], "pods", &q_pods, &g->set.count)) < 0 ||
+	    (rc = key_qty(r, v[W_GPUS], "gpus", &q_node_gpus, &gpus)) < 0 ||
+	    (rc = key_qty32(r, v[W_FRACTION], "gpu_fraction", &q_fraction,
+			    &pod->gpu_milli)) < 0 ||
+	    (rc = key_qty(r, v[W_CPU], "cpu", &q_node_cpu, &pod->cpu_milli)) < 0 ||
+	    (rc = key_qty(r, v[W_MEMORY], "memory_gib", &q_node_mem,
+			  &pod->mem_mib)) < 0 ||
+	    (rc = key_qty32(r, v[W_GPU_MEMORY], "gpu_memory_gib", &q_gpu_mem,
+			    &pod->gpu_mem_mib)) < 0)
+		return rc;
+	if (v[W_FRACTION]) {
+		pod->nr_gpus = 1;
+	} else {
+		pod->nr_gpus = (uint8_t)gpus;
+		pod->gpu_milli = gpus > 0 ? KERF_GPU_MILLI : 0;
+	}
+	if (v[W_GPU_MEMORY] && pod->nr_gpus == 0)
+		return fail_key(r, v[W_GPU_MEMORY], "gpu_memory_gib",
+				"given for pods without GPUs");
+	if (v[W_MODELS])
+		UNDER_KEY(rc, r, "models", gen_models(r, v[W_MODELS], pod));
+	if (rc < 0)
+		return rc;
+	if ((rc = key_qty_u32(r, v[W_MIN_COUNT], "min_count", &q_pods,
+			      &g->min_count)) < 0)
+		return rc;
+	if (g->min_count > g->set.count) {
+		char reason[64];
+
+		snprintf(reason, sizeof(reason), "must be at most pods (%" PRIu32 ")",
+			 g->set.count);
+		return fail_key(r, v[W_MIN_COUNT], "min_count", reason);
+	}
+	return 0;
+}
+
+static int gen_times(struct reader *r, const struct kerf_yaml_node *map,
+		     const struct kerf_yaml_node **v,
+		     struct kerf_scn_generator *g)
+{
+	int rc, arrival, duration, topo;
+
+	if ((rc = key_qty(r, v[W_START], "start_s", &q_seconds,
+			  &g->start_ms)) < 0 ||
+	    (rc = key_qty(r, v[W_EVERY], "every_s", &q_seconds,
+			  &g->interarrival_ms)) < 0 ||
+	    (rc = get_time_either(r, map, v[W_DURATION_S], "duration_s",
+				  &q_seconds_pos, v[W_DURATION_H], "duration_h",
+				  &q_hours_pos, &g->duration_ms)) < 0 ||
+	    (rc = key_qty(r, v[W_CHECKPOINT], "checkpoint_every_s", &q_seconds,
+			  &g->checkpoint_every_ms)) < 0 ||
+	    (rc = key_qty32(r, v[W_UTILISATION], "utilisation_pct", &q_pct,
+			    &g->utilisation_pct)) < 0)
+		return rc;
+	if ((arrival = key_word(r, v[W_ARRIVAL], "arrival", dists, 2,
+				KERF_DIST_FIXED)) < 0)
+		return arrival;
+	if ((duration = key_word(r, v[W_DURATION], "duration", dists, 2,
+				 KERF_DIST_FIXED)) < 0)
+		return duration;
+	if ((topo = key_word(r, v[W_TOPOLOGY], "topology", topologies, 4,
+			     KERF_TOPO_ANY)) < 0)
+		return topo;
+	g->arrival = (enum kerf_scn_dist)arrival;
+	g->duration = (enum kerf_scn_dist)duration;
+	g->topology = (enum kerf_topology)topo;
+	return 0;
+}
+
+static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
+			   struct kerf_scn_generator *g)
+{
+	const struct kerf_yaml_node *v[W_NR_];
+	struct kerf_err why = { 0 };
+	char last[24];
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->count = 1;
+	g->set.count = 1;
+	g->utilisation_pct = 100;
+	if ((rc = take_map(r, map, generator_keys, W_NR_, v)) < 0 ||
+	    (rc = need(r, map, v[W_NAME], "name")) < 0 ||
+	    (rc = need(r, map, v[W_TENANT], "tenant")) < 0 ||
+	    (rc = need(r, map, v[W_CLASS], "class")) < 0 ||
+	    (rc = key_name(r, v[W_NAME], "name", KERF_SCN_NAME_MAX - 1,
+			   g->name)) < 0 ||
+	    (rc = key_qty_u32(r, v[W_COUNT], "count", &q_wl_count,
+			      &g->count)) < 0)
+		return rc;
+	/* g is the next generator, not yet counted */
+	for (size_t i = 0; i < r->sc->nr_generators; i++)
+		if (strcmp(r->sc->generators[i].name, g->name) == 0)
+			return fail_key(r, v[W_NAME], "name",
+					"another generator has this name");
+	snprintf(last, sizeof(last), "-%" PRIu32, g->count - 1);
+	if (strlen(g->name) + strlen(last) >= KERF_WORKLOAD_NAME_MAX) {
+		char reason[160];
+
+		snprintf(reason, sizeof(reason),
+			 "workload names like '%s%s' would be longer than %d bytes",
+			 g->name, last, KERF_WORKLOAD_NAME_MAX - 1);
+		return fail_key(r, v[W_NAME], "name", reason);
+	}
+	if ((rc = gen_references(r, v, g)) < 0 ||
+	    (rc = gen_times(r, map, v, g)) < 0 || (rc = gen_pod(r, v, g)) < 0)
+		return rc;
+	if (kerf_pod_validate(&g->set.req, &why) < 0)
+		return fail(r, map, "the pod request is invalid: %s", why.msg);
+	return 0;
+}
+
+static int parse_workload(struct reader *r, const struct kerf_yaml_node *seq)
+{
+	struct kerf_scenario *sc = r->sc;
+	int rc = 0;
+
+	if (seq->kind != KERF_YAML_SEQ)
+		return fail(r, seq, "must be a list of workload generators");
+	if (seq->nr > SCN_MAX_GENERATORS)
+		return fail(r, seq->items[SCN_MAX_GENERATORS],
+			    "more than %d workload generators",
+			    SCN_MAX_GENERATORS);
+	if (seq->nr && (rc = grow(r, (void **)&sc->generators,
+				  &r->alloc_generators, seq->nr,
+				  sizeof(*sc->generators))) < 0)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
+		size_t mark = push_index(r, i);
+
+		rc = parse_generator(r, seq->items[i], &sc->generators[i]);
+		pop(r, mark);
+		if (rc == 0)
+			sc->nr_generators++;
+	}
+	return rc;
+}
+
+/* ---- the document --------------------------------------------------- */
+
+enum {
+	S_NAME, S_SEED, S_HORIZON_H, S_HORIZON_S, S_CYCLE, S_POLICY, S_CLUSTER,
+	S_CLASSES, S_TENANTS, S_WORKLOAD, S_NR_
+};
+static const char *const scenario_keys[S_NR_] = {
+	[S_NAME] = "name",
+	[S_SEED] = "seed",
+	[S_HORIZON_H] = "horizon_h",
+	[S_HORIZON_S] = "horizon_s",
+	[S_CYCLE] = "cycle_s",
+	[S_POLICY] = "policy",
+	[S_CLUSTER] = "cluster",
+	[S_CLASSES] = "priority_classes",
+	[S_TENANTS] = "tenants",
+	[S_WORKLOAD] = "workload",
+};
+
+static int parse_policy(struct reader *r, const struct kerf_yaml_node *n)
+{
+	char name[SCN_POLICY_MAX], known[256];
+	size_t used = 0;
+	int rc = get_name(r, n, SCN_POLICY_MAX - 1, name);
+
+	if (rc < 0)
+		return rc;
+	if (kerf_policy_lookup(name)) {
+		memcpy(r->sc->policy, name, sizeof(name));
+		return 0;
+	}
+	known[0] = '\0';
+	for (size_t i = 0; i < kerf_policy_count() && used < sizeof(known); i++) {
+		int w = snprintf(known + used, sizeof(known) - used, "%s%s",
+				 i ? ", " : "", kerf_policy_at(i)->name);
+
+		if (w > 0)
+			used += (size_t)w;
+	}
+	return fail(r, n, "unknown placement policy '%s' (known: %s)", name,
+		    known);
+}
+
+static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
+{
+	const struct kerf_yaml_node *v[S_NR_];
+	struct kerf_scenario *sc = r->sc;
+	int64_t seed = 1;
+	int rc;
+
+	if (root->kind != KERF_YAML_MAP)
+		return fail(r, root, "a scenario must be a mapping");
+	if ((rc = take_map(r, root, scenario_keys, S_NR_, v)) < 0 ||
+	    (rc = need(r, root, v[S_CLUSTER], "cluster")) < 0 ||
+	    (rc = key_name(r, v[S_NAME], "name", KERF_SCN_NAME_MAX - 1,
+			   sc->name)) < 0 ||
+	    (rc = key_qty(r, v[S_SEED], "seed", &q_seed, &seed)) < 0 ||
+	    (rc = get_time_either(r, root, v[S_HORIZON_H], "horizon_h",
+				  &q_hours_pos, v[S_HORIZON_S], "horizon_s",
+				  &q_seconds_pos, &sc->horizon_ms)) < 0)
+		return rc;
+	sc->seed = (uint64_t)seed;
+	sc->cycle_ms = 10000;
+	if ((rc = key_qty(r, v[S_CYCLE], "cycle_s", &q_seconds_pos,
+			  &sc->cycle_ms)) < 0)
+		return rc;
+	snprintf(sc->policy, sizeof(sc->policy), "%s", KERF_POLICY_DEFAULT);
+	if (v[S_POLICY])
+		UNDER_KEY(rc, r, "policy", parse_policy(r, v[S_POLICY]));
+	if (rc < 0)
+		return rc;
+	UNDER_KEY(rc, r, "cluster", parse_cluster(r, v[S_CLUSTER]));
+	if (rc < 0)
+		return rc;
+	if (v[S_CLASSES])
+		UNDER_KEY(rc, r, "priority_classes",
+			  parse_classes(r, v[S_CLASSES]));
+	if (rc < 0)
+		return rc;
+	if (v[S_TENANTS])
+		UNDER_KEY(rc, r, "tenants",
+			  parse_tenants(r, v[S_TENANTS], NULL, r->capacity));
+	if (rc < 0)
+		return rc;
+	if (v[S_WORKLOAD])
+		UNDER_KEY(rc, r, "workload", parse_workload(r, v[S_WORKLOAD]));
+	return rc;
+}
+
+void kerf_scenario_init(struct kerf_scenario *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+}
+
+void kerf_scenario_release(struct kerf_scenario *sc)
+{
+	free(sc->nodes);
+	free(sc->tenants);
+	free(sc->generators);
+	kerf_scenario_init(sc);
+}
+
+int kerf_scenario_parse(struct kerf_scenario *sc, const char *path,
+			const char *yaml, size_t len, struct kerf_err *err)
+{
+	static const struct kerf_yaml_limits limits = {
+		.max_bytes = SCN_MAX_BYTES,
+		.max_depth = SCN_MAX_DEPTH,
+		.max_nodes = SCN_MAX_YAML_NODES,
+	};
+	struct kerf_yaml_doc doc;
+	struct reader *r;
+	int rc;
+
+	kerf_scenario_init(sc);
+	rc = kerf_yaml_load(&doc, path, yaml, len, &limits, err);
+	if (rc < 0)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		kerf_yaml_release(&doc);
+		return kerf_err_set(err, -KERF_ENOMEM, "%s: out of memory", path);
+	}
+	r->path = path;
+	r->err = err;
+	r->sc = sc;
+	kerf_classes_init(&sc->classes);
+	if (!doc.root || kerf_yaml_is_null(doc.root))
+		rc = kerf_err_set(err, -KERF_EPARSE,
+				  "%s:%u: the scenario is empty", path,
+				  doc.root ? doc.root->line : 1);
+	else
+		rc = parse_top(r, doc.root);
+	free(r->tenant_internal);
+	free(r);
+	kerf_yaml_release(&doc);
+	if (rc < 0)
+		kerf_scenario_release(sc);
+	return rc;
+}
+
+int kerf_scenario_load(struct kerf_scenario *sc, const char *path,
+		       struct kerf_err *err)
+{
+	struct kerf_file f;
+	int rc;
+
+	kerf_scenario_init(sc);
+	rc = kerf_file_read(&f, path, SCN_MAX_BYTES, err);
+	if (rc < 0)
+		return rc;
+	rc = kerf_scenario_parse(sc, path, f.data, f.len, err);
+	kerf_file_release(&f);
+	return rc;
+}
+
+/* ---- building the core state ---------------------------------------- */
+
+/* A model's GPU memory: from the groups that state it (they agree). */
+static int32_t model_mem_mib(const struct kerf_scenario *sc, const char *model)
+{
+	for (size_t g = 0; g < sc->nr_nodes; g++)
+		if (sc->nodes[g].gpus > 0 && sc->nodes[g].gpu_mem_mib > 0 &&
+		    strcmp(sc->nodes[g].model, model) == 0)
+			return sc->nodes[g].gpu_mem_mib;
+	return 0;
+}
+
+static int build_cluster(const struct kerf_scenario *sc, struct kerf_cluster *c,
+			 struct kerf_err *err)
+{
+	uint32_t domain = 0;
+
+	for (size_t g = 0; g < sc->nr_nodes; g++) {
+		const struct kerf_scn_nodes *n = &sc->nodes[g];
+		int model = KERF_MODEL_NONE;
+
+		if (n->gpus > 0) {
+			model = kerf_cluster_find_model(c, n->model);
+			if (model < 0)
+				model = kerf_cluster_model(
+					c, n->model, model_mem_mib(sc, n->model),
+					err);
+			if (model < 0)
+				return model;
+		}
+		for (uint32_t i = 0; i < n->count; i++) {
+			char name[KERF_SCN_NAME_MAX + 16];
+			int idx;
+
+			snprintf(name, sizeof(name), "%s%" PRIu32, n->prefix, i);
+			idx = kerf_cluster_add_node(c, name, n->cpu_milli,
+						    n->mem_mib, model, n->gpus,
+						    err);
+			if (idx < 0)
+				return idx;
+			if (n->domain_nodes == 0)
+				continue;
+			if (i % n->domain_nodes == 0)
+				domain++;
+			kerf_cluster_set_domain(c, (size_t)idx, domain);
+		}
+	}
+	return 0;
+}
+
+static int build_quota(const struct kerf_scn_tenant *t,
+		       const struct kerf_cluster *c, struct kerf_quota *q,
+		       struct kerf_err *err)
+{
+	kerf_quota_default(q);
+	for (int i = 0; i < t->nr_quotas; i++) {
+		const struct kerf_scn_quota *line = &t->quotas[i];
+		int dim, m;
+
+		if (strcmp(line->resource, "cpu") == 0) {
+			dim = KERF_RES_CPU;
+		} else if (strcmp(line->resource, "memory") == 0) {
+			dim = KERF_RES_MEM;
+		} else {
+			m = kerf_cluster_find_model(c, line->resource);
+			if (m < 0)
+				return kerf_err_set(err, -KERF_ENOTFOUND,
+						    "tenant '%s': quota of '%s', which is no GPU model of the cluster",
+						    t->name, line->resource);
+			dim = kerf_res_gpu(m);
+		}
+		q->nominal.v[dim] = line->nominal;
+		q->borrow_limit.v[dim] = line->borrowing_limit;
+		q->lend_limit.v[dim] = line->lending_limit;
+	}
+	return 0;
+}
+
+static int build_tenants(const struct kerf_scenario *sc,
+			 const struct kerf_cluster *c,
+			 const struct kerf_classes *cl, struct kerf_tenants *tt,
+			 struct kerf_err *err)
+{
+	for (size_t k = 0; k < sc->nr_tenants; k++) {
+		const struct kerf_scn_tenant *t = &sc->tenants[k];
+		int parent = KERF_TENANT_ROOT, idx, rc;
+		uint32_t mask = 0;
+		struct kerf_quota q;
+
+		if (t->parent[0] != '\0') {
+			parent = kerf_tenants_find(tt, t->parent);
+			if (parent < 0)
+				return kerf_err_set(err, -KERF_ENOTFOUND,
+						    "tenant '%s': parent '%s' is not defined before it",
+						    t->name, t->parent);
+		}
+		for (int i = 0; i < t->nr_allowed_classes; i++) {
+			int ci = kerf_classes_find(cl, t->allowed_classes[i]);
+
+			if (ci < 0)
+				return kerf_err_set(err, -KERF_ENOTFOUND,
+						    "tenant '%s': no priority class '%s'",
+						    t->name, t->allowed_classes[i]);
+			mask |= (uint32_t)1 << ci;
+		}
+		if ((rc = build_quota(t, c, &q, err)) < 0)
+			return rc;
+		idx = kerf_tenants_add(tt, t->name, parent, &q, t->weight, err);
+		if (idx < 0)
+			return idx;
+		tt->t[idx].allowed_classes = mask;
+		tt->t[idx].isolation = t->isolation;
+	}
+	return 0;
+}
+
+int kerf_scenario_build(const struct kerf_scenario *sc, struct kerf_state *st,
+			struct kerf_err *err)
+{
+	struct kerf_cluster c;
+	struct kerf_tenants tt;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	kerf_cluster_init(&c);
+	rc = build_cluster(sc, &c, err);
+	if (rc == 0)
+		rc = kerf_tenants_init(&tt, kerf_res_count(&c));
+	else
+		memset(&tt, 0, sizeof(tt));
+	if (rc == -KERF_ENOMEM)
+		kerf_err_set(err, rc, "out of memory");
+	if (rc == 0)
+		rc = build_tenants(sc, &c, &sc->classes, &tt, err);
+	if (rc == 0)
+		rc = kerf_state_init(st, &c, &tt, &sc->classes, err);
+	if (rc < 0) {
+		kerf_cluster_release(&c);
+		kerf_tenants_release(&tt);
+		memset(st, 0, sizeof(*st));
+		return rc;
+	}
+	rc = kerf_tenants_validate(&st->tenants, &st->cluster, err);
+	if (rc < 0)
+		kerf_state_release(st);
+	return rc;
+}

@@ -1,0 +1,170 @@
+#include "sim/timesim_report.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <string.h>
+
+int64_t kerf_ts_entitlement_ppm(const struct kerf_tenants *tt, int t)
+{
+	int64_t e = 1000000;
+
+	/* weight over the sum of the weights of the siblings, up the tree */
+	for (; t > KERF_TENANT_ROOT; t = tt->t[t].parent) {
+		int64_t sum = 0;
+
+		for (size_t j = 1; j < tt->nr; j++)
+			if (tt->t[j].parent == tt->t[t].parent)
+				sum += tt->t[j].weight;
+		e = e * tt->t[t].weight / (sum ? sum : 1);
+	}
+	return e;
+}
+
+int64_t kerf_ts_share_ppm(const struct kerf_timesim *ts, int t)
+{
+	__int128 total = ts->tenant[KERF_TENANT_ROOT].gpu_milli_ms;
+
+	if (total <= 0)
+		return 0;
+	return (int64_t)(ts->tenant[t].gpu_milli_ms * 1000000 / total);
+}
+
+int64_t kerf_ts_slo_ppm(const struct kerf_ts_tenant_stats *s)
+{
+	size_t ok = 0;
+
+	if (s->nr_waits == 0)
+		return -1;
+	for (size_t i = 0; i < s->nr_waits; i++)
+		ok += s->waits_ms[i] <= KERF_START_SLO_MS;
+	return (int64_t)(ok * 1000000 / s->nr_waits);
+}
+
+static void fmt_ms(char *buf, size_t size, int64_t ms)
+{
+	if (ms < 0)
+		snprintf(buf, size, "-");
+	else if (ms < 60000)
+		snprintf(buf, size, "%" PRId64 "s", ms / 1000);
+	else if (ms < 3600000)
+		snprintf(buf, size, "%" PRId64 "m%02" PRId64 "s", ms / 60000,
+			 ms / 1000 % 60);
+	else
+		snprintf(buf, size, "%" PRId64 "h%02" PRId64 "m", ms / 3600000,
+			 ms / 60000 % 60);
+}
+
+/* Path name: org/team. */
+static void tenant_path(const struct kerf_tenants *tt, int t, char *buf,
+			size_t size)
+{
+	if (tt->t[t].parent > KERF_TENANT_ROOT) {
+		tenant_path(tt, tt->t[t].parent, buf, size);
+		snprintf(buf + strlen(buf), size - strlen(buf), "/%s", tt->t[t].name);
+	} else {
+		snprintf(buf, size, "%s", tt->t[t].name);
+	}
+}
+
+void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
+{
+	const struct kerf_tenants *tt = &ts->st.tenants;
+	char p50[32], p95[32], p99[32], name[96];
+
+	fprintf(out, "%-28s %6s %9s %9s %10s %11s %8s %8s %8s %7s\n", "tenant",
+		"weight", "entitled", "share", "GPU-hours", "admitted",
+		"wait p50", "p95", "p99", "evicted");
+	for (size_t t = 1; t < tt->nr; t++) {
+		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
+		char adm[32];
+
+		tenant_path(tt, (int)t, name, sizeof(name));
+		fmt_ms(p50, sizeof(p50), kerf_ts_wait_pct(s, 50));
+		fmt_ms(p95, sizeof(p95), kerf_ts_wait_pct(s, 95));
+		fmt_ms(p99, sizeof(p99), kerf_ts_wait_pct(s, 99));
+		snprintf(adm, sizeof(adm), "%u/%u", (unsigned)s->nr_waits,
+			 s->submitted);
+		fprintf(out, "%-28s %6u %8.1f%% %8.1f%% %10.1f %11s %8s %8s %8s %7u\n",
+			name, tt->t[t].weight,
+			(double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e4,
+			(double)kerf_ts_share_ppm(ts, (int)t) / 1e4,
+			(double)s->gpu_milli_ms / 1000.0 / 3.6e6, adm, p50, p95, p99,
+			s->evicted);
+	}
+	fprintf(out, "\n%-16s %11s %8s %8s %8s %7s %s\n", "class", "admitted",
+		"wait p50", "p95", "p99", "evicted", "started within 60s");
+	for (int c = 0; c < ts->st.classes.nr; c++) {
+		const struct kerf_ts_tenant_stats *s = &ts->cls[c];
+		int64_t slo = kerf_ts_slo_ppm(s);
+		char adm[32], slo_s[48];
+
+		fmt_ms(p50, sizeof(p50), kerf_ts_wait_pct(s, 50));
+		fmt_ms(p95, sizeof(p95), kerf_ts_wait_pct(s, 95));
+		fmt_ms(p99, sizeof(p99), kerf_ts_wait_pct(s, 99));
+		snprintf(adm, sizeof(adm), "%u/%u", (unsigned)s->nr_waits, s->submitted);
+		if (slo < 0)
+			snprintf(slo_s, sizeof(slo_s), "-");
+		else
+			snprintf(slo_s, sizeof(slo_s), "%.1f%%%s", (double)slo / 1e4,
+				 ts->st.classes.c[c].preemptible ? "" : " (SLO)");
+		fprintf(out, "%-16s %11s %8s %8s %8s %7u %s\n",
+			ts->st.classes.c[c].name, adm, p50, p95, p99, s->evicted,
+			slo_s);
+	}
+}
+
+int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
+{
+	const struct kerf_tenants *tt = &ts->st.tenants;
+	json_t *o = json_object(), *tenants = json_array(), *classes = json_array();
+	int rc;
+
+	if (!o || !tenants || !classes) {
+		json_decref(o);
+		json_decref(tenants);
+		json_decref(classes);
+		return -1;
+	}
+	for (size_t t = 1; t < tt->nr; t++) {
+		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", json_string(tt->t[t].name));
+		json_object_set_new(x, "weight", json_integer(tt->t[t].weight));
+		json_object_set_new(x, "entitlement", json_real((double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e6));
+		json_object_set_new(x, "share", json_real((double)kerf_ts_share_ppm(ts, (int)t) / 1e6));
+		json_object_set_new(x, "gpu_hours", json_real((double)s->gpu_milli_ms / 1000.0 / 3.6e6));
+		json_object_set_new(x, "submitted", json_integer(s->submitted));
+		json_object_set_new(x, "started", json_integer((json_int_t)s->nr_waits));
+		json_object_set_new(x, "finished", json_integer(s->finished));
+		json_object_set_new(x, "evicted", json_integer(s->evicted));
+		json_object_set_new(x, "wait_p50_s", json_real((double)kerf_ts_wait_pct(s, 50) / 1e3));
+		json_object_set_new(x, "wait_p95_s", json_real((double)kerf_ts_wait_pct(s, 95) / 1e3));
+		json_object_set_new(x, "wait_p99_s", json_real((double)kerf_ts_wait_pct(s, 99) / 1e3));
+		json_array_append_new(tenants, x);
+	}
+	for (int c = 0; c < ts->st.classes.nr; c++) {
+		const struct kerf_ts_tenant_stats *s = &ts->cls[c];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", json_string(ts->st.classes.c[c].name));
+		json_object_set_new(x, "preemptible", json_boolean(ts->st.classes.c[c].preemptible));
+		json_object_set_new(x, "submitted", json_integer(s->submitted));
+		json_object_set_new(x, "started", json_integer((json_int_t)s->nr_waits));
+		json_object_set_new(x, "wait_p50_s", json_real((double)kerf_ts_wait_pct(s, 50) / 1e3));
+		json_object_set_new(x, "wait_p95_s", json_real((double)kerf_ts_wait_pct(s, 95) / 1e3));
+		json_object_set_new(x, "wait_p99_s", json_real((double)kerf_ts_wait_pct(s, 99) / 1e3));
+		json_object_set_new(x, "started_within_slo", json_real((double)kerf_ts_slo_ppm(s) / 1e6));
+		json_array_append_new(classes, x);
+	}
+	json_object_set_new(o, "scenario", json_string(ts->sc->name));
+	json_object_set_new(o, "horizon_s", json_real((double)ts->horizon_ms / 1e3));
+	json_object_set_new(o, "events", json_integer((json_int_t)ts->nr_events));
+	json_object_set_new(o, "cycles", json_integer((json_int_t)ts->nr_cycles));
+	json_object_set_new(o, "tenants", tenants);
+	json_object_set_new(o, "classes", classes);
+	rc = json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	fputc('\n', out);
+	json_decref(o);
+	return rc;
+}
