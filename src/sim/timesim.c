@@ -128,6 +128,7 @@ int kerf_timesim_init(struct kerf_timesim *ts, const struct kerf_scenario *sc,
 	}
 	if (rc == 0)
 		rc = push(ts, 0, KERF_EV_CYCLE, 0, 0, 0);
+	ts->dirty = true;
 	if (rc < 0) {
 		kerf_timesim_release(ts);
 		return kerf_err_set(err, rc, "out of memory");
@@ -303,9 +304,18 @@ static int started(struct kerf_timesim *ts, struct kerf_workload *w,
 
 static int cycle(struct kerf_timesim *ts, struct kerf_err *err)
 {
-	int rc = kerf_cycle_run(&ts->sched, &ts->st, ts->now_ms, &ts->last_cycle,
-				err);
+	int rc = 0;
 
+	/*
+	 * With no arrival, departure, node or quota change since the last
+	 * cycle, this one would decide exactly what the last one did: nothing.
+	 */
+	if (!ts->dirty) {
+		ts->nr_cycles_skipped++;
+		goto next;
+	}
+	ts->dirty = false;
+	rc = kerf_cycle_run(&ts->sched, &ts->st, ts->now_ms, &ts->last_cycle, err);
 	ts->nr_cycles++;
 	if (rc < 0)
 		return rc;
@@ -319,6 +329,7 @@ static int cycle(struct kerf_timesim *ts, struct kerf_err *err)
 		if (rc < 0)
 			return rc;
 	}
+next:
 	if (ts->now_ms + ts->cycle_ms <= ts->horizon_ms &&
 	    push(ts, ts->now_ms + ts->cycle_ms, KERF_EV_CYCLE, 0, 0, 0) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
@@ -359,6 +370,8 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 {
 	struct kerf_workload *w;
 
+	if (e->kind != KERF_EV_CYCLE)
+		ts->dirty = true;
 	switch (e->kind) {
 	case KERF_EV_ARRIVAL:
 		return arrival(ts, e->a, err);

@@ -78,7 +78,9 @@ struct kerf_timesim {
 	struct kerf_ts_quota_edit *edits;
 	size_t nr_edits;
 	uint64_t nr_events;
-	uint64_t nr_cycles;
+	uint64_t nr_cycles;          /* cycles run */
+	uint64_t nr_cycles_skipped;  /* nothing changed since the last one */
+	bool dirty;                  /* something a cycle could act on changed */
 	struct kerf_cycle_stats last_cycle;
 	kerf_ts_hook hook;
 	void *hook_ctx;
