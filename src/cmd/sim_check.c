@@ -82,6 +82,8 @@ int kerf_cmd_sim_check(int argc, char **argv)
 				fprintf(stderr, "\r\033[K");
 		}
 	}
+	printf("checked: %" PRIu64 " admissions, %" PRIu64 " preemptions, %" PRIu64 " evictions by node failures\n",
+	       res.admissions, res.preemptions, res.evictions);
 	printf("%u runs, %" PRIu64 " events, %" PRIu64 " violations\n", res.runs,
 	       res.events, res.violations);
 	if (res.violations) {

@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/preempt.h"
+
 /* Gang shapes that failed for capacity in this cycle (no capacity comes
  * free inside a cycle, so an identical gang fails too). */
 enum { FAILED_SHAPES = 256, NODE_ATTEMPTS = 16, DOMAIN_ATTEMPTS = 64 };
+
+/* Preemption searches per cycle (each tries up to KERF_MAX_VICTIMS). */
+enum { PREEMPT_PLANS_PER_CYCLE = 8 };
 
 struct cycle_ctx {
 	struct kerf_sched *s;
@@ -19,6 +24,7 @@ struct cycle_ctx {
 	uint8_t *allowed;           /* per node, for topology constraints */
 	uint64_t failed[FAILED_SHAPES];
 	size_t nr_failed;
+	int plans_left;
 };
 
 /*
@@ -66,6 +72,10 @@ static int cmp_workloads(const struct cycle_ctx *x, const struct kerf_workload *
 
 	if (va != vb)
 		return va > vb ? -1 : 1;
+	/* a workload whose victims made room for it goes first */
+	if ((a->pending == KERF_PENDING_PREEMPTING) !=
+	    (b->pending == KERF_PENDING_PREEMPTING))
+		return a->pending == KERF_PENDING_PREEMPTING ? -1 : 1;
 	if (a->tenant != b->tenant) {
 		/* compare the two subtrees where the paths part */
 		int ta = a->tenant, tb = b->tenant;
@@ -414,15 +424,108 @@ static bool attempt(struct cycle_ctx *x, struct kerf_workload *w,
 	return w->state == KERF_WL_RUNNING;
 }
 
+/* The flavors w could use within quota (0: none), as the pre-check. */
+static uint64_t quota_flavors(const struct kerf_state *st,
+			      const struct kerf_workload *w,
+			      struct kerf_quota_verdict *first)
+{
+	uint64_t common = common_flavors(st, w), fitting = 0;
+	struct kerf_quota_verdict qv;
+	struct kerf_res req;
+
+	first->fits = true;
+	if (!has_gpu_sets(w)) {
+		request_on(w, -1, &req);
+		return kerf_quota_fits(&st->tenants, w->tenant, &req,
+				       w->nonpreemptible, first)
+			       ? all_models(&st->cluster)
+			       : 0;
+	}
+	if (!common)
+		return all_models(&st->cluster); /* disjoint sets: placement tells */
+	for (int f = 0; f < (int)st->cluster.nr_models; f++) {
+		if (!(common >> f & 1))
+			continue;
+		request_on(w, f, &req);
+		if (kerf_quota_fits(&st->tenants, w->tenant, &req,
+				    w->nonpreemptible, &qv))
+			fitting |= (uint64_t)1 << f;
+		else if (first->fits)
+			*first = qv;
+	}
+	return fitting;
+}
+
+/* Would w be admitted now?  Places and checks quota, keeps nothing. */
+static bool probe(void *ctx, struct kerf_workload *w)
+{
+	struct cycle_ctx *x = ctx;
+	struct kerf_quota_verdict qv;
+	struct kerf_status why;
+	struct kerf_res req;
+	uint64_t flavors = quota_flavors(x->st, w, &qv);
+	uint32_t nr;
+	bool ok;
+
+	if (!flavors || !place_gang(x, w, flavors, &nr, &why))
+		return false;
+	request_placed(x->st, w, x->scratch, nr, &req);
+	ok = kerf_quota_fits(&x->st->tenants, w->tenant, &req, w->nonpreemptible,
+			     &qv);
+	rollback(x, w, nr);
+	return ok;
+}
+
+/* w does not fit: can evicting others make room? */
+static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
+			struct kerf_cycle_stats *stats)
+{
+	struct kerf_preempt_plan plan;
+	char names[160] = "";
+	size_t off = 0;
+
+	if (w->nr_victims > 0 || x->plans_left <= 0)
+		return;
+	x->plans_left--;
+	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan))
+		return;
+	kerf_preempt_start(x->st, w, &plan, x->now_ms);
+	for (uint32_t i = 0; i < plan.nr && off < sizeof(names) - 1; i++)
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+					i ? ", " : "",
+					kerf_state_find(x->st, plan.victims[i])->name);
+	set_pending(w, KERF_PENDING_PREEMPTING,
+		    "waiting for %u workload%s to checkpoint and leave (%s): %s",
+		    plan.nr, plan.nr == 1 ? "" : "s",
+		    plan.reclaim ? "reclaiming lent quota" : "lower priority",
+		    names);
+	stats->nr_preempted += plan.nr;
+}
+
+/* w was admitted while victims were still leaving for it: let them stay. */
+static void cancel_victims(struct kerf_state *st, struct kerf_workload *w)
+{
+	for (size_t i = 0; i < st->nr_wl && w->nr_victims > 0; i++) {
+		struct kerf_workload *v = st->wl[i];
+
+		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
+		    v->preempted_by == w->id) {
+			v->preempt_deadline_ms = 0;
+			v->preempted_by = 0;
+			w->nr_victims--;
+		}
+	}
+	w->nr_victims = 0;
+}
+
 static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		      struct kerf_cycle_stats *stats)
 {
 	const struct kerf_state *st = x->st;
-	uint64_t common = common_flavors(st, w), fitting = 0, h;
+	uint64_t fitting = 0, h;
 	struct kerf_quota_verdict qv = { .fits = true }, first_qv = { .fits = true };
 	struct kerf_status why = { .code = KERF_FIT };
-	struct kerf_res req;
-	bool quota_failed = false, gpu = has_gpu_sets(w);
+	bool quota_failed = false;
 	char text[KERF_REASON_MAX];
 
 	if (!class_allowed(st, w)) {
@@ -434,33 +537,14 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		return;
 	}
 	/* Quota pre-check: which flavors could hold the whole gang? */
-	if (!gpu) {
-		request_on(w, -1, &req);
-		if (!kerf_quota_fits(&st->tenants, w->tenant, &req,
-				     w->nonpreemptible, &first_qv))
-			goto over_quota;
-		fitting = all_models(&st->cluster);
-	} else if (!common) {
-		/* sets ask disjoint models: only the placement can tell */
-		fitting = all_models(&st->cluster);
-	} else {
-		for (int f = 0; f < (int)st->cluster.nr_models; f++) {
-			if (!(common >> f & 1))
-				continue;
-			request_on(w, f, &req);
-			if (kerf_quota_fits(&st->tenants, w->tenant, &req,
-					    w->nonpreemptible, &qv))
-				fitting |= (uint64_t)1 << f;
-			else if (first_qv.fits)
-				first_qv = qv;
-		}
-		if (!fitting)
-			goto over_quota;
-	}
+	fitting = quota_flavors(st, w, &first_qv);
+	if (!fitting)
+		goto over_quota;
 	h = gang_hash(w, fitting);
 	if (failed_before(x, h)) {
 		stats->nr_capacity++;
-		w->pending = KERF_PENDING_CAPACITY; /* same text as its twin */
+		if (w->nr_victims == 0)
+			w->pending = KERF_PENDING_CAPACITY; /* as its twin */
 		return;
 	}
 	stats->nr_placements++;
@@ -480,6 +564,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		quota_sentence(st, &qv, text, sizeof(text));
 		set_pending(w, KERF_PENDING_QUOTA, "%s", text);
 		stats->nr_quota++;
+		try_preempt(x, w, stats);
 		return;
 	}
 	if (why.code == KERF_UNRESOLVABLE && w->topology == KERF_TOPO_ANY) {
@@ -499,13 +584,17 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	if (x->nr_failed < FAILED_SHAPES)
 		x->failed[x->nr_failed++] = h;
 	stats->nr_capacity++;
+	try_preempt(x, w, stats);
 	return;
 over_quota:
 	quota_sentence(st, &first_qv, text, sizeof(text));
 	set_pending(w, KERF_PENDING_QUOTA, "%s", text);
 	stats->nr_quota++;
+	try_preempt(x, w, stats);
 	return;
 admitted:
+	if (w->nr_victims > 0)
+		cancel_victims(x->st, w);
 	stats->nr_admitted++;
 }
 
@@ -518,7 +607,13 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	int rc = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	x.plans_left = PREEMPT_PLANS_PER_CYCLE;
 	kerf_state_age(st, now_ms);
+	/* victims whose checkpoint deadline passed leave now */
+	rc = kerf_preempt_expire(st, now_ms, err);
+	if (rc < 0)
+		return rc;
+	rc = 0;
 	x.share = calloc(st->tenants.nr, sizeof(*x.share));
 	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));
 	x.allowed = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
@@ -543,8 +638,16 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	tenant_shares(&x);
 	sort_pending(&x, pending, tmp, nr);
 	/* Shares are taken once, at the start of the cycle. */
-	for (size_t i = 0; i < nr; i++)
-		try_admit(&x, pending[i], stats);
+	for (size_t i = 0; i < nr; i++) {
+		struct kerf_workload *w = pending[i];
+
+		try_admit(&x, w, stats);
+		if (w->state == KERF_WL_PENDING && w->nr_victims > 0 &&
+		    w->pending != KERF_PENDING_PREEMPTING)
+			set_pending(w, KERF_PENDING_PREEMPTING,
+				    "waiting for %u workload%s to checkpoint and leave",
+				    w->nr_victims, w->nr_victims == 1 ? "" : "s");
+	}
 out:
 	free(x.share);
 	free(x.scratch);

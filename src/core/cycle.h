@@ -11,7 +11,11 @@
  *    quota of what was actually placed is checked.  Anything short of
  *    min_count pods, or over quota, is rolled back: nothing is held for a
  *    gang that does not fit whole.
- * 3. Every workload left pending carries a reason code and a sentence.
+ * 3. A workload that does not fit may make room by preemption
+ *    (core/preempt.h): lower priority work, or work borrowing the quota this
+ *    one reclaims, is asked to checkpoint and leave; at most
+ *    PREEMPT_PLANS_PER_CYCLE searches per cycle.
+ * 4. Every workload left pending carries a reason code and a sentence.
  *
  * The sched must have been built for st->cluster and be used with no other
  * cluster.  Pure: time comes in as now_ms.
@@ -32,6 +36,7 @@ struct kerf_cycle_stats {
 	uint32_t nr_capacity;      /* left pending for capacity */
 	uint32_t nr_other;         /* class not allowed, never fits */
 	uint32_t nr_placements;    /* gang placement attempts */
+	uint32_t nr_preempted;     /* victims asked to checkpoint and leave */
 };
 
 /* Admitted workloads are RUNNING afterwards, with bindings and charges. */

@@ -143,6 +143,15 @@ static int give_back(struct kerf_state *st, uint32_t id, struct kerf_err *err,
 	w->pods = NULL;
 	w->nr_bound = 0;
 	kerf_res_zero(&w->charged);
+	/* a victim that leaves, however it leaves, is one less to wait for */
+	if (w->preempt_deadline_ms > 0) {
+		struct kerf_workload *p = kerf_state_find(st, w->preempted_by);
+
+		if (p && p->nr_victims > 0)
+			p->nr_victims--;
+		w->preempt_deadline_ms = 0;
+		w->preempted_by = 0;
+	}
 	*out = w;
 	return 0;
 }

@@ -47,6 +47,7 @@ enum kerf_pending {
 	KERF_PENDING_CAPACITY,     /* does not fit the cluster now */
 	KERF_PENDING_NEVER_FITS,   /* no node could ever host a pod */
 	KERF_PENDING_REQUEUED,     /* lost its pods; waits to run again */
+	KERF_PENDING_PREEMPTING,   /* victims are checkpointing to make room */
 	KERF_PENDING_COUNT_,
 };
 
@@ -79,6 +80,13 @@ struct kerf_workload {
 	struct kerf_res charged;
 	bool nonpreemptible;
 	int64_t start_ms;
+	/* preemption (core/preempt.h) */
+	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */
+	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
+	uint32_t preempted_by;       /* the workload it makes room for */
+	uint32_t nr_victims;         /* pending: victims still leaving */
+	uint32_t nr_preemptions;     /* times it was evicted for others */
+	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
 	/* pending */
 	enum kerf_pending pending;
 	char pending_text[KERF_REASON_MAX];

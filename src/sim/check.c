@@ -212,9 +212,15 @@ int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
 	return 0;
 }
 
+struct edge {
+	uint32_t from, to;              /* preemptor, victim */
+};
+
 struct checker {
 	struct kerf_res *claims;        /* before the event, per tenant */
 	struct kerf_res *np;
+	struct edge *edges;             /* preemptions seen */
+	size_t nr_edges, alloc_edges;
 	uint64_t seed;
 	uint64_t violations;
 	char first[512];
@@ -235,6 +241,51 @@ static int violation(struct checker *c, const struct kerf_timesim *ts,
 			 c->seed, ts->now_ms, ts->nr_events, kind_names[ev->kind],
 			 what);
 	return 1;  /* stop this run: later state is not trustworthy */
+}
+
+/*
+ * Victims: never non-preemptible; and no cycle: a workload never preempts
+ * one that preempted it (A evicts B, B evicts A).
+ */
+static int check_preemptions(struct checker *c, const struct kerf_timesim *ts,
+			     const struct kerf_event *ev)
+{
+	char msg[400];
+
+	for (size_t i = 0; i < ts->st.nr_wl; i++) {
+		const struct kerf_workload *v = ts->st.wl[i];
+		bool seen = false;
+
+		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
+			continue;
+		if (v->nonpreemptible) {
+			snprintf(msg, sizeof(msg),
+				 "non-preemptible workload '%s' asked to leave", v->name);
+			return violation(c, ts, ev, msg);
+		}
+		for (size_t k = 0; k < c->nr_edges; k++) {
+			if (c->edges[k].from == v->id && c->edges[k].to == v->preempted_by) {
+				snprintf(msg, sizeof(msg),
+					 "preemption cycle: '%s' and workload %u preempt each other",
+					 v->name, v->preempted_by);
+				return violation(c, ts, ev, msg);
+			}
+			seen |= c->edges[k].from == v->preempted_by && c->edges[k].to == v->id;
+		}
+		if (seen)
+			continue;
+		if (c->nr_edges == c->alloc_edges) {
+			size_t want = c->alloc_edges ? c->alloc_edges * 2 : 64;
+			struct edge *grown = realloc(c->edges, want * sizeof(*grown));
+
+			if (!grown)
+				return violation(c, ts, ev, "out of memory");
+			c->edges = grown;
+			c->alloc_edges = want;
+		}
+		c->edges[c->nr_edges++] = (struct edge){ v->preempted_by, v->id };
+	}
+	return 0;
 }
 
 static void snapshot(struct checker *c, const struct kerf_tenants *tt)
@@ -281,6 +332,10 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 		}
 	}
 	if (ev->kind == KERF_EV_CYCLE) {
+		int rc = check_preemptions(c, ts, ev);
+
+		if (rc)
+			return rc;
 		for (size_t i = 0; i < ts->st.nr_wl; i++) {
 			const struct kerf_workload *w = ts->st.wl[i];
 
@@ -364,6 +419,11 @@ static int run_one(uint64_t seed, struct kerf_check_result *res,
 		rc = 0;   /* stopped by a violation */
 	res->runs++;
 	res->events += ts.nr_events;
+	for (size_t t = 1; t < ts.st.tenants.nr; t++) {
+		res->preemptions += ts.tenant[t].preempted;
+		res->evictions += ts.tenant[t].evicted;
+		res->admissions += ts.tenant[t].admitted;
+	}
 	if (c.violations) {
 		if (res->violations == 0) {
 			res->first_bad_seed = seed;
@@ -374,6 +434,7 @@ static int run_one(uint64_t seed, struct kerf_check_result *res,
 out:
 	free(c.claims);
 	free(c.np);
+	free(c.edges);
 	kerf_timesim_release(&ts);
 	kerf_scenario_release(&sc);
 	return rc;

@@ -27,6 +27,9 @@ struct kerf_check_result {
 	uint32_t runs;
 	uint64_t events;
 	uint64_t violations;
+	uint64_t preemptions;           /* victims evicted for others */
+	uint64_t evictions;             /* by node failures */
+	uint64_t admissions;
 	uint64_t first_bad_seed;        /* valid when violations > 0 */
 	char first_violation[512];
 };

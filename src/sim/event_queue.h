@@ -14,6 +14,8 @@ enum kerf_ev_kind {
 	KERF_EV_FINISH = 0,     /* a running workload completes */
 	KERF_EV_NODE,           /* a node goes down or comes back */
 	KERF_EV_QUOTA,          /* a tenant's quota is edited */
+	KERF_EV_ACK,            /* a victim acknowledges its checkpoint */
+	KERF_EV_DEADLINE,       /* a victim's checkpoint deadline */
 	KERF_EV_ARRIVAL,        /* a generator submits its next workload */
 	KERF_EV_CYCLE,          /* a scheduling cycle */
 };

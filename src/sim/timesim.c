@@ -1,5 +1,7 @@
 #include "sim/timesim.h"
 
+#include "core/preempt.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +267,7 @@ static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 		x->duration_ms = 1;
 	x->generator = g;
 	x->first_start_ms = -1;
+	x->checkpoint_every_ms = gen->checkpoint_every_ms;
 	ts->tenant[w.tenant].submitted++;
 	ts->cls[w.class_idx].submitted++;
 	if (ts->gen_next[g] < gen->count) {
@@ -296,9 +299,105 @@ static int started(struct kerf_timesim *ts, struct kerf_workload *w,
 	}
 	ts->tenant[w->tenant].admitted++;
 	ts->cls[w->class_idx].admitted++;
-	if (push(ts, ts->now_ms + x->duration_ms, KERF_EV_FINISH, w->id, 0,
-		 x->runs) < 0)
+	x->run_start_ms = ts->now_ms;
+	/* the run picks up from its last checkpoint */
+	w->last_checkpoint_ms = ts->now_ms;
+	if (push(ts, ts->now_ms + x->duration_ms - x->done_ms, KERF_EV_FINISH,
+		 w->id, 0, x->runs) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The last periodic checkpoint of x's current run at or before now. */
+static int64_t last_periodic(const struct kerf_ts_workload *x, int64_t now)
+{
+	if (x->checkpoint_every_ms <= 0 || now < x->run_start_ms)
+		return x->run_start_ms;
+	return x->run_start_ms + (now - x->run_start_ms) / x->checkpoint_every_ms *
+					 x->checkpoint_every_ms;
+}
+
+/*
+ * Victims the cycle asked to leave: a workload that checkpoints answers
+ * after KERF_TS_CHECKPOINT_MS (if that is before the deadline); every
+ * victim gets its deadline.
+ */
+static int schedule_handshakes(struct kerf_timesim *ts, struct kerf_err *err)
+{
+	for (size_t i = 0; i < ts->st.nr_wl; i++) {
+		struct kerf_workload *w = ts->st.wl[i];
+		struct kerf_ts_workload *x;
+
+		if (w->state != KERF_WL_RUNNING || w->preempt_deadline_ms == 0)
+			continue;
+		x = &ts->wl[w->id];
+		if (x->deadline_seen_ms == w->preempt_deadline_ms)
+			continue;
+		x->deadline_seen_ms = w->preempt_deadline_ms;
+		if (push(ts, w->preempt_deadline_ms, KERF_EV_DEADLINE, w->id, 0,
+			 x->runs) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		if (x->checkpoint_every_ms > 0 &&
+		    ts->now_ms + KERF_TS_CHECKPOINT_MS < w->preempt_deadline_ms &&
+		    push(ts, ts->now_ms + KERF_TS_CHECKPOINT_MS, KERF_EV_ACK, w->id,
+			 0, x->runs) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* w leaves its run at now having saved work up to saved_ms. */
+static void account_leave(struct kerf_timesim *ts, struct kerf_workload *w,
+			  int64_t saved_ms, bool preempted)
+{
+	struct kerf_ts_workload *x = &ts->wl[w->id];
+
+	if (saved_ms > x->run_start_ms)
+		x->done_ms += saved_ms - x->run_start_ms;
+	if (x->done_ms > x->duration_ms - 1)
+		x->done_ms = x->duration_ms - 1;
+	w->last_checkpoint_ms = saved_ms;
+	if (preempted) {
+		ts->tenant[w->tenant].preempted++;
+		ts->cls[w->class_idx].preempted++;
+	}
+}
+
+static int handshake(struct kerf_timesim *ts, const struct kerf_event *e,
+		     struct kerf_err *err)
+{
+	struct kerf_workload *w = kerf_state_find(&ts->st, e->a);
+	int64_t lost_before;
+	int rc;
+
+	if (!w || w->state != KERF_WL_RUNNING || w->preempt_deadline_ms == 0 ||
+	    ts->wl[e->a].runs != e->gen)
+		return 0;
+	if (e->kind == KERF_EV_ACK) {
+		lost_before = w->lost_gpu_milli_ms;
+		account_leave(ts, w, ts->now_ms, true);
+		rc = kerf_preempt_ack(&ts->st, w->id, ts->now_ms, err);
+		ts->tenant[w->tenant].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
+		ts->cls[w->class_idx].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
+		return rc;
+	}
+	/* deadline: every victim due now keeps only its periodic checkpoint */
+	for (size_t i = 0; i < ts->st.nr_wl; i++) {
+		struct kerf_workload *v = ts->st.wl[i];
+
+		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
+		    v->preempt_deadline_ms <= ts->now_ms) {
+			int64_t before = v->lost_gpu_milli_ms;
+
+			account_leave(ts, v, last_periodic(&ts->wl[v->id], ts->now_ms),
+				      true);
+			rc = kerf_preempt_expire_one(&ts->st, v->id, ts->now_ms, err);
+			if (rc < 0)
+				return rc;
+			ts->tenant[v->tenant].lost_gpu_milli_ms += v->lost_gpu_milli_ms - before;
+			ts->cls[v->class_idx].lost_gpu_milli_ms += v->lost_gpu_milli_ms - before;
+		}
+	}
 	return 0;
 }
 
@@ -329,6 +428,9 @@ static int cycle(struct kerf_timesim *ts, struct kerf_err *err)
 		if (rc < 0)
 			return rc;
 	}
+	rc = schedule_handshakes(ts, err);
+	if (rc < 0)
+		return rc;
 next:
 	if (ts->now_ms + ts->cycle_ms <= ts->horizon_ms &&
 	    push(ts, ts->now_ms + ts->cycle_ms, KERF_EV_CYCLE, 0, 0, 0) < 0)
@@ -356,6 +458,7 @@ static int node_event(struct kerf_timesim *ts, uint32_t node, bool down,
 			hit = w->pods[k].b.node == node;
 		if (!hit)
 			continue;
+		account_leave(ts, w, last_periodic(&ts->wl[w->id], ts->now_ms), false);
 		rc = kerf_state_requeue(&ts->st, w->id, ts->now_ms, err);
 		if (rc < 0)
 			return rc;
@@ -387,6 +490,9 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 		return kerf_state_finish(&ts->st, e->a, ts->now_ms, err);
 	case KERF_EV_NODE:
 		return node_event(ts, e->a, e->b != 0, err);
+	case KERF_EV_ACK:
+	case KERF_EV_DEADLINE:
+		return handshake(ts, e, err);
 	case KERF_EV_QUOTA:
 		return kerf_tenants_set_quota(&ts->st.tenants, ts->edits[e->a].tenant,
 					      &ts->edits[e->a].quota) < 0

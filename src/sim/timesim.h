@@ -26,11 +26,18 @@ enum { KERF_TS_SHARE_BUCKETS = 1024 };
 /* What the simulator keeps per workload, by id. */
 struct kerf_ts_workload {
 	int64_t duration_ms;        /* run time needed */
+	int64_t done_ms;            /* work saved by checkpoints so far */
+	int64_t run_start_ms;       /* start of the current run */
+	int64_t checkpoint_every_ms;/* 0: never checkpoints */
+	int64_t deadline_seen_ms;   /* preemption deadline already scheduled */
 	uint32_t generator;
 	uint32_t runs;              /* times started (a FINISH names its run) */
 	int64_t first_start_ms;     /* -1 until started */
 	bool waited;                /* wait recorded */
 };
+
+/* Time a checkpointing workload needs to answer a preemption request. */
+#define KERF_TS_CHECKPOINT_MS (30 * 1000)
 
 /* Per tenant (by tenant index) and per class figures. */
 struct kerf_ts_tenant_stats {
@@ -41,6 +48,8 @@ struct kerf_ts_tenant_stats {
 	uint32_t admitted;
 	uint32_t finished;
 	uint32_t evicted;           /* by node failures */
+	uint32_t preempted;         /* evicted to make room for others */
+	__int128 lost_gpu_milli_ms; /* GPU time lost to preemption */
 	__int128 gpu_milli_ms;      /* integral of GPU quota in use */
 	int64_t share_milli_ms[KERF_TS_SHARE_BUCKETS]; /* GPU used per bucket */
 };

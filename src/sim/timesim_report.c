@@ -71,9 +71,9 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 	const struct kerf_tenants *tt = &ts->st.tenants;
 	char p50[32], p95[32], p99[32], name[96];
 
-	fprintf(out, "%-28s %6s %9s %9s %10s %11s %8s %8s %8s %7s\n", "tenant",
-		"weight", "entitled", "share", "GPU-hours", "admitted",
-		"wait p50", "p95", "p99", "evicted");
+	fprintf(out, "%-28s %6s %9s %9s %10s %11s %8s %8s %8s %9s %8s %7s\n",
+		"tenant", "weight", "entitled", "share", "GPU-hours", "started",
+		"wait p50", "p95", "p99", "preempted", "lost GPU-h", "evicted");
 	for (size_t t = 1; t < tt->nr; t++) {
 		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
 		char adm[32];
@@ -84,15 +84,17 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 		fmt_ms(p99, sizeof(p99), kerf_ts_wait_pct(s, 99));
 		snprintf(adm, sizeof(adm), "%u/%u", (unsigned)s->nr_waits,
 			 s->submitted);
-		fprintf(out, "%-28s %6u %8.1f%% %8.1f%% %10.1f %11s %8s %8s %8s %7u\n",
+		fprintf(out, "%-28s %6u %8.1f%% %8.1f%% %10.1f %11s %8s %8s %8s %9u %8.2f %7u\n",
 			name, tt->t[t].weight,
 			(double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e4,
 			(double)kerf_ts_share_ppm(ts, (int)t) / 1e4,
 			(double)s->gpu_milli_ms / 1000.0 / 3.6e6, adm, p50, p95, p99,
+			s->preempted, (double)s->lost_gpu_milli_ms / 1000.0 / 3.6e6,
 			s->evicted);
 	}
-	fprintf(out, "\n%-16s %11s %8s %8s %8s %7s %s\n", "class", "admitted",
-		"wait p50", "p95", "p99", "evicted", "started within 60s");
+	fprintf(out, "\n%-16s %11s %8s %8s %8s %9s %7s %s\n", "class", "started",
+		"wait p50", "p95", "p99", "preempted", "evicted",
+		"started within 60s");
 	for (int c = 0; c < ts->st.classes.nr; c++) {
 		const struct kerf_ts_tenant_stats *s = &ts->cls[c];
 		int64_t slo = kerf_ts_slo_ppm(s);
@@ -107,9 +109,9 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 		else
 			snprintf(slo_s, sizeof(slo_s), "%.1f%%%s", (double)slo / 1e4,
 				 ts->st.classes.c[c].preemptible ? "" : " (SLO)");
-		fprintf(out, "%-16s %11s %8s %8s %8s %7u %s\n",
-			ts->st.classes.c[c].name, adm, p50, p95, p99, s->evicted,
-			slo_s);
+		fprintf(out, "%-16s %11s %8s %8s %8s %9u %7u %s\n",
+			ts->st.classes.c[c].name, adm, p50, p95, p99, s->preempted,
+			s->evicted, slo_s);
 	}
 }
 
@@ -138,6 +140,8 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 		json_object_set_new(x, "started", json_integer((json_int_t)s->nr_waits));
 		json_object_set_new(x, "finished", json_integer(s->finished));
 		json_object_set_new(x, "evicted", json_integer(s->evicted));
+		json_object_set_new(x, "preempted", json_integer(s->preempted));
+		json_object_set_new(x, "lost_gpu_hours", json_real((double)s->lost_gpu_milli_ms / 1000.0 / 3.6e6));
 		json_object_set_new(x, "wait_p50_s", json_real((double)kerf_ts_wait_pct(s, 50) / 1e3));
 		json_object_set_new(x, "wait_p95_s", json_real((double)kerf_ts_wait_pct(s, 95) / 1e3));
 		json_object_set_new(x, "wait_p99_s", json_real((double)kerf_ts_wait_pct(s, 99) / 1e3));
@@ -154,6 +158,7 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 		json_object_set_new(x, "wait_p50_s", json_real((double)kerf_ts_wait_pct(s, 50) / 1e3));
 		json_object_set_new(x, "wait_p95_s", json_real((double)kerf_ts_wait_pct(s, 95) / 1e3));
 		json_object_set_new(x, "wait_p99_s", json_real((double)kerf_ts_wait_pct(s, 99) / 1e3));
+		json_object_set_new(x, "preempted", json_integer(s->preempted));
 		json_object_set_new(x, "started_within_slo", json_real((double)kerf_ts_slo_ppm(s) / 1e6));
 		json_array_append_new(classes, x);
 	}

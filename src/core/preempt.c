@@ -1,0 +1,239 @@
+#include "core/preempt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool kerf_quota_within_nominal(const struct kerf_tenants *tt, int leaf,
+			       const struct kerf_res *req)
+{
+	for (int t = leaf; t > KERF_TENANT_ROOT; t = tt->t[t].parent)
+		for (int i = 0; i < tt->nr_res; i++)
+			if (req->v[i] &&
+			    kerf_qty_add(tt->t[t].usage.v[i], req->v[i]) >
+				    tt->t[t].quota.nominal.v[i])
+				return false;
+	return true;
+}
+
+/* Does the tenant of t (or an ancestor) use more than its nominal? */
+static bool borrowing(const struct kerf_tenants *tt, int t)
+{
+	for (; t > KERF_TENANT_ROOT; t = tt->t[t].parent)
+		for (int i = 0; i < tt->nr_res; i++)
+			if (tt->t[t].usage.v[i] > tt->t[t].quota.nominal.v[i])
+				return true;
+	return false;
+}
+
+static int64_t gpu_milli_held(const struct kerf_workload *w)
+{
+	int64_t g = 0;
+
+	for (int i = KERF_RES_GPU0; i < KERF_MAX_RES; i++)
+		g += w->charged.v[i];
+	return g;
+}
+
+/* GPU time that would be lost if v left now. */
+static int64_t work_at_risk(const struct kerf_workload *v, int64_t now_ms)
+{
+	int64_t since = v->last_checkpoint_ms > v->start_ms ? v->last_checkpoint_ms
+							    : v->start_ms;
+
+	return now_ms > since ? (now_ms - since) * gpu_milli_held(v) : 0;
+}
+
+struct candidate {
+	struct kerf_workload *w;
+	int64_t risk;
+	int32_t value;
+};
+
+static int cmp_candidates(const void *pa, const void *pb)
+{
+	const struct candidate *a = pa, *b = pb;
+
+	if (a->risk != b->risk)
+		return a->risk < b->risk ? -1 : 1;
+	if (a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	if (a->w->start_ms != b->w->start_ms)
+		return a->w->start_ms > b->w->start_ms ? -1 : 1; /* newest first */
+	return a->w->id < b->w->id ? -1 : a->w->id > b->w->id;
+}
+
+/* Take v's pods and quota away (to be put back by restore). */
+static void lift(struct kerf_state *st, struct kerf_sched *s,
+		 struct kerf_workload *v)
+{
+	for (uint32_t k = v->nr_bound; k-- > 0;)
+		kerf_sched_unreserve(s, &st->cluster, &v->sets[v->pods[k].set].req,
+				     v->pods[k].b, NULL);
+	kerf_quota_release(&st->tenants, v->tenant, &v->charged,
+			   v->nonpreemptible, NULL);
+}
+
+static void restore(struct kerf_state *st, struct kerf_sched *s,
+		    struct kerf_workload *v)
+{
+	/* its places are free: nothing else was kept while it was lifted */
+	for (uint32_t k = 0; k < v->nr_bound; k++)
+		kerf_sched_reserve(s, &st->cluster, &v->sets[v->pods[k].set].req,
+				   v->pods[k].b, NULL);
+	kerf_quota_charge(&st->tenants, v->tenant, &v->charged, v->nonpreemptible);
+}
+
+/* Could w reclaim: stay within its own tenant's nominal on some flavor? */
+static bool may_reclaim(const struct kerf_state *st, const struct kerf_workload *w)
+{
+	int models = (int)st->cluster.nr_models;
+
+	for (int f = models ? 0 : -1; f < models; f++) {
+		struct kerf_res req, one;
+		bool allowed = true;
+
+		kerf_res_zero(&req);
+		for (int i = 0; i < w->nr_sets; i++) {
+			const struct kerf_pod *p = &w->sets[i].req;
+
+			if (p->nr_gpus > 0 && f >= 0 && p->model_mask &&
+			    !(p->model_mask >> f & 1))
+				allowed = false;
+			kerf_res_of_pod(&one, p, f, w->sets[i].count);
+			kerf_res_add(&req, &one);
+		}
+		if (allowed && kerf_quota_within_nominal(&st->tenants, w->tenant, &req))
+			return true;
+	}
+	return false;
+}
+
+bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
+		       struct kerf_workload *w, int64_t now_ms,
+		       kerf_fits_fn fits, void *ctx,
+		       struct kerf_preempt_plan *plan)
+{
+	int32_t value = st->classes.c[w->class_idx].value;
+	bool reclaim = may_reclaim(st, w), ok = false;
+	struct candidate *cand = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*cand));
+	struct kerf_workload *chosen[KERF_MAX_VICTIMS];
+	size_t nr = 0, nr_chosen = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!cand)
+		return false;
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		struct kerf_workload *v = st->wl[i];
+		const struct kerf_priority_class *pc = &st->classes.c[v->class_idx];
+		bool by_priority, by_reclaim;
+
+		if (v->state != KERF_WL_RUNNING || v->nonpreemptible ||
+		    v->preempt_deadline_ms > 0 || !pc->preemptible ||
+		    now_ms - v->start_ms < pc->min_runtime_ms)
+			continue;
+		by_priority = pc->value < value;
+		by_reclaim = reclaim && v->tenant != w->tenant &&
+			     borrowing(&st->tenants, v->tenant);
+		if (!by_priority && !by_reclaim)
+			continue;
+		cand[nr++] = (struct candidate){
+			.w = v, .risk = work_at_risk(v, now_ms), .value = pc->value,
+		};
+	}
+	qsort(cand, nr, sizeof(*cand), cmp_candidates);
+	/* greedy: lift candidates until w fits */
+	for (size_t i = 0; i < nr && nr_chosen < KERF_MAX_VICTIMS && !ok; i++) {
+		lift(st, s, cand[i].w);
+		chosen[nr_chosen++] = cand[i].w;
+		ok = fits(ctx, w);
+	}
+	if (ok) {
+		/* prune: put back every victim w can do without */
+		for (size_t k = nr_chosen - 1; k-- > 0;) {
+			restore(st, s, chosen[k]);
+			if (fits(ctx, w)) {
+				memmove(&chosen[k], &chosen[k + 1],
+					(nr_chosen - k - 1) * sizeof(*chosen));
+				nr_chosen--;
+			} else {
+				lift(st, s, chosen[k]);
+			}
+		}
+		for (size_t k = 0; k < nr_chosen; k++) {
+			plan->victims[k] = chosen[k]->id;
+			plan->reclaim |= st->classes.c[chosen[k]->class_idx].value >= value;
+		}
+		plan->nr = (uint32_t)nr_chosen;
+	}
+	/* leave the state as it was */
+	for (size_t k = nr_chosen; k-- > 0;)
+		restore(st, s, chosen[k]);
+	free(cand);
+	return ok;
+}
+
+void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
+			const struct kerf_preempt_plan *plan, int64_t now_ms)
+{
+	for (uint32_t i = 0; i < plan->nr; i++) {
+		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
+		int64_t grace = st->classes.c[v->class_idx].checkpoint_grace_ms;
+
+		v->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
+		v->preempted_by = w->id;
+	}
+	w->nr_victims = plan->nr;
+}
+
+/* v leaves now: lost work recorded, queued again. */
+static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
+		 struct kerf_err *err)
+{
+	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
+	v->nr_preemptions++;
+	return kerf_state_requeue(st, v->id, now_ms, err);
+}
+
+int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		     struct kerf_err *err)
+{
+	struct kerf_workload *v = kerf_state_find(st, id);
+
+	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "checkpoint acknowledgement for a workload that was not asked");
+	v->last_checkpoint_ms = now_ms;
+	return evict(st, v, now_ms, err);
+}
+
+int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
+			    struct kerf_err *err)
+{
+	struct kerf_workload *v = kerf_state_find(st, id);
+
+	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0 ||
+	    v->preempt_deadline_ms > now_ms)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "expiry of a workload that is not a due victim");
+	return evict(st, v, now_ms, err);
+}
+
+int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
+			struct kerf_err *err)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		struct kerf_workload *v = st->wl[i];
+		int rc;
+
+		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0 ||
+		    v->preempt_deadline_ms > now_ms)
+			continue;
+		rc = evict(st, v, now_ms, err);
+		if (rc < 0)
+			return rc;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,74 @@
+/*
+ * preempt: making room for a workload that does not fit, by evicting others
+ * through the checkpoint handshake.
+ *
+ * Who may be a victim of w:
+ *   - running, preemptible, not already leaving, and running for at least
+ *     its class's minimum runtime (against thrashing);
+ *   - of a lower priority class than w, or
+ *   - borrowing (its tenant uses more than its nominal) while w would stay
+ *     within its own tenant's nominal: w reclaims quota it lent.
+ * Never across a non-preemptible class.  Among the candidates the set is
+ * built greedily, least work lost first (GPU time since the last
+ * checkpoint), then pruned to the smallest set that still makes w fit; the
+ * whole search runs on the real state with every change rolled back.
+ *
+ * The handshake: each victim is asked to checkpoint by a deadline
+ * (now + its class's checkpoint grace).  It leaves at its acknowledgement
+ * (kerf_preempt_ack) or at the deadline (kerf_preempt_expire), whichever is
+ * first; it is queued again, and the GPU time since its last checkpoint is
+ * recorded as lost.  The preemptor waits (WaitingForPreemption) without
+ * causing more preemptions, and goes first once its victims are gone.
+ */
+#ifndef KERF_CORE_PREEMPT_H
+#define KERF_CORE_PREEMPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "core/framework.h"
+#include "core/state.h"
+
+enum { KERF_MAX_VICTIMS = 64 };
+
+/* The decision of kerf_preempt_plan. */
+struct kerf_preempt_plan {
+	uint32_t victims[KERF_MAX_VICTIMS];
+	uint32_t nr;
+	bool reclaim;               /* by quota reclaim rather than priority */
+};
+
+/*
+ * Find the smallest victim set that lets w (pending) fit, using fits() to
+ * test: fits(ctx, w) places and quota-checks w without keeping anything.
+ * Changes nothing.  true with a plan, false when no set helps.
+ */
+typedef bool (*kerf_fits_fn)(void *ctx, struct kerf_workload *w);
+
+bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
+		       struct kerf_workload *w, int64_t now_ms,
+		       kerf_fits_fn fits, void *ctx,
+		       struct kerf_preempt_plan *plan);
+
+/* Start the handshake for every victim of plan, for w. */
+void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
+			const struct kerf_preempt_plan *plan, int64_t now_ms);
+
+/* A victim acknowledged its checkpoint: it leaves now, losing nothing. */
+int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		     struct kerf_err *err);
+
+/* Victim id leaves now (its deadline passed); lost work recorded. */
+int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
+			    struct kerf_err *err);
+
+/* Victims whose deadline has passed leave now; returns how many. */
+int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
+			struct kerf_err *err);
+
+/* Would w stay within its tenant's nominal with req added? */
+bool kerf_quota_within_nominal(const struct kerf_tenants *tt, int leaf,
+			       const struct kerf_res *req);
+
+#endif /* KERF_CORE_PREEMPT_H */
