@@ -340,9 +340,14 @@ static void quota_sentence(const struct kerf_state *st,
 			   const struct kerf_quota_verdict *v, char *buf,
 			   size_t size)
 {
-	const struct kerf_tenant *t = &st->tenants.t[v->tenant];
+	const struct kerf_tenant *t;
 	char dim[48];
 
+	if (v->tenant < 0 || v->res < 0) {
+		snprintf(buf, size, "over quota");
+		return;
+	}
+	t = &st->tenants.t[v->tenant];
 	kerf_res_name(&st->cluster, v->res, dim, sizeof(dim));
 	if (v->nominal_only)
 		snprintf(buf, size,
@@ -396,7 +401,11 @@ static void commit(struct cycle_ctx *x, struct kerf_workload *w, uint32_t nr,
 	memcpy(w->pods, x->scratch, nr * sizeof(*w->pods));
 	w->nr_bound = nr;
 	w->charged = *req;
+	/* borrowed: did this admission take its tenant beyond nominal? */
+	w->borrowed = !kerf_quota_within_nominal(&x->st->tenants, w->tenant, req);
 	kerf_quota_charge(&x->st->tenants, w->tenant, req, w->nonpreemptible);
+	if (!w->borrowed)
+		kerf_quota_charge_own(&x->st->tenants, w->tenant, req);
 	w->state = KERF_WL_RUNNING;
 	w->start_ms = x->now_ms;
 	w->pending = KERF_PENDING_NONE;
@@ -433,7 +442,7 @@ static uint64_t quota_flavors(const struct kerf_state *st,
 	struct kerf_quota_verdict qv;
 	struct kerf_res req;
 
-	first->fits = true;
+	*first = (struct kerf_quota_verdict){ .fits = true, .tenant = -1, .res = -1 };
 	if (!has_gpu_sets(w)) {
 		request_on(w, -1, &req);
 		return kerf_quota_fits(&st->tenants, w->tenant, &req,
@@ -443,6 +452,9 @@ static uint64_t quota_flavors(const struct kerf_state *st,
 	}
 	if (!common)
 		return all_models(&st->cluster); /* disjoint sets: placement tells */
+	/* the quota of models the cluster does not have is not the issue */
+	if (!(common & all_models(&st->cluster)))
+		return all_models(&st->cluster);
 	for (int f = 0; f < (int)st->cluster.nr_models; f++) {
 		if (!(common >> f & 1))
 			continue;
@@ -545,6 +557,8 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		stats->nr_capacity++;
 		if (w->nr_victims == 0)
 			w->pending = KERF_PENDING_CAPACITY; /* as its twin */
+		/* its twin's victims are taken: it may find others */
+		try_preempt(x, w, stats);
 		return;
 	}
 	stats->nr_placements++;

@@ -8,19 +8,19 @@ bool kerf_quota_within_nominal(const struct kerf_tenants *tt, int leaf,
 {
 	for (int t = leaf; t > KERF_TENANT_ROOT; t = tt->t[t].parent)
 		for (int i = 0; i < tt->nr_res; i++)
-			if (req->v[i] &&
-			    kerf_qty_add(tt->t[t].usage.v[i], req->v[i]) >
+			if (req->v[i] && kerf_tenant_governs(tt, t, i) &&
+			    kerf_qty_add(tt->t[t].usage_own.v[i], req->v[i]) >
 				    tt->t[t].quota.nominal.v[i])
 				return false;
 	return true;
 }
 
-/* Does the tenant of t (or an ancestor) use more than its nominal? */
-static bool borrowing(const struct kerf_tenants *tt, int t)
+bool kerf_tenant_borrowing(const struct kerf_tenants *tt, int t)
 {
 	for (; t > KERF_TENANT_ROOT; t = tt->t[t].parent)
 		for (int i = 0; i < tt->nr_res; i++)
-			if (tt->t[t].usage.v[i] > tt->t[t].quota.nominal.v[i])
+			if (kerf_tenant_governs(tt, t, i) &&
+			    tt->t[t].usage.v[i] > tt->t[t].quota.nominal.v[i])
 				return true;
 	return false;
 }
@@ -41,6 +41,26 @@ static int64_t work_at_risk(const struct kerf_workload *v, int64_t now_ms)
 							    : v->start_ms;
 
 	return now_ms > since ? (now_ms - since) * gpu_milli_held(v) : 0;
+}
+
+static bool evicted_by(const struct kerf_workload *w, uint32_t id)
+{
+	for (uint32_t i = 0; i < w->nr_preemptions; i++)
+		if (w->evicted_by[i] == id)
+			return true;
+	return false;
+}
+
+/* Evicted KERF_MAX_PREEMPTIONS_PER_HOUR times within the last hour? */
+static bool thrashed(const struct kerf_workload *v, int64_t now_ms)
+{
+	int64_t oldest;
+
+	if (v->nr_preemptions < KERF_MAX_PREEMPTIONS_PER_HOUR)
+		return false;
+	/* the ring slot written next holds the oldest of the last three */
+	oldest = v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR];
+	return now_ms - oldest < 3600 * 1000;
 }
 
 struct candidate {
@@ -71,6 +91,8 @@ static void lift(struct kerf_state *st, struct kerf_sched *s,
 				     v->pods[k].b, NULL);
 	kerf_quota_release(&st->tenants, v->tenant, &v->charged,
 			   v->nonpreemptible, NULL);
+	if (!v->borrowed)
+		kerf_quota_release_own(&st->tenants, v->tenant, &v->charged);
 }
 
 static void restore(struct kerf_state *st, struct kerf_sched *s,
@@ -81,28 +103,54 @@ static void restore(struct kerf_state *st, struct kerf_sched *s,
 		kerf_sched_reserve(s, &st->cluster, &v->sets[v->pods[k].set].req,
 				   v->pods[k].b, NULL);
 	kerf_quota_charge(&st->tenants, v->tenant, &v->charged, v->nonpreemptible);
+	if (!v->borrowed)
+		kerf_quota_charge_own(&st->tenants, v->tenant, &v->charged);
 }
 
-/* Could w reclaim: stay within its own tenant's nominal on some flavor? */
+/* w's request with its GPU pods on model f; false if a set forbids f. */
+static bool request_on_model(const struct kerf_workload *w, int f,
+			     struct kerf_res *req)
+{
+	struct kerf_res one;
+	bool allowed = true;
+
+	kerf_res_zero(req);
+	for (int i = 0; i < w->nr_sets; i++) {
+		const struct kerf_pod *p = &w->sets[i].req;
+
+		if (p->nr_gpus > 0 && f >= 0 && p->model_mask &&
+		    !(p->model_mask >> f & 1))
+			allowed = false;
+		kerf_res_of_pod(&one, p, f, w->sets[i].count);
+		kerf_res_add(req, &one);
+	}
+	return allowed;
+}
+
+/*
+ * Could w reclaim: stay within its tenant's nominal on some flavor, counting
+ * the workloads of its tenant that already wait for victims of their own
+ * (together they must fit, or reclaims of one tenant overlap and thrash)?
+ */
 static bool may_reclaim(const struct kerf_state *st, const struct kerf_workload *w)
 {
 	int models = (int)st->cluster.nr_models;
 
 	for (int f = models ? 0 : -1; f < models; f++) {
-		struct kerf_res req, one;
-		bool allowed = true;
+		struct kerf_res req, other;
 
-		kerf_res_zero(&req);
-		for (int i = 0; i < w->nr_sets; i++) {
-			const struct kerf_pod *p = &w->sets[i].req;
+		if (!request_on_model(w, f, &req))
+			continue;
+		for (size_t i = 0; i < st->nr_wl; i++) {
+			const struct kerf_workload *o = st->wl[i];
 
-			if (p->nr_gpus > 0 && f >= 0 && p->model_mask &&
-			    !(p->model_mask >> f & 1))
-				allowed = false;
-			kerf_res_of_pod(&one, p, f, w->sets[i].count);
-			kerf_res_add(&req, &one);
+			if (o != w && o->state == KERF_WL_PENDING && o->nr_victims > 0 &&
+			    o->tenant == w->tenant) {
+				request_on_model(o, f, &other);
+				kerf_res_add(&req, &other);
+			}
 		}
-		if (allowed && kerf_quota_within_nominal(&st->tenants, w->tenant, &req))
+		if (kerf_quota_within_nominal(&st->tenants, w->tenant, &req))
 			return true;
 	}
 	return false;
@@ -129,12 +177,14 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 
 		if (v->state != KERF_WL_RUNNING || v->nonpreemptible ||
 		    v->preempt_deadline_ms > 0 || !pc->preemptible ||
-		    now_ms - v->start_ms < pc->min_runtime_ms)
+		    now_ms - v->start_ms < pc->min_runtime_ms ||
+		    thrashed(v, now_ms))
 			continue;
 		by_priority = pc->value < value;
-		by_reclaim = reclaim && v->tenant != w->tenant &&
-			     borrowing(&st->tenants, v->tenant);
-		if (!by_priority && !by_reclaim)
+		by_reclaim = reclaim && v->borrowed && pc->value <= value &&
+			     v->tenant != w->tenant;
+		/* never back at one that evicted w: no A-B-A cycles */
+		if ((!by_priority && !by_reclaim) || evicted_by(w, v->id))
 			continue;
 		cand[nr++] = (struct candidate){
 			.w = v, .risk = work_at_risk(v, now_ms), .value = pc->value,
@@ -189,6 +239,14 @@ void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 		 struct kerf_err *err)
 {
+	uint32_t *grown = realloc(v->evicted_by,
+				  (v->nr_preemptions + 1) * sizeof(*grown));
+
+	if (!grown)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	v->evicted_by = grown;
+	v->evicted_by[v->nr_preemptions] = v->preempted_by;
+	v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
 	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
 	v->nr_preemptions++;
 	return kerf_state_requeue(st, v->id, now_ms, err);

@@ -3,11 +3,17 @@
  * through the checkpoint handshake.
  *
  * Who may be a victim of w:
- *   - running, preemptible, not already leaving, and running for at least
- *     its class's minimum runtime (against thrashing);
+ *   - running, preemptible, not already leaving, running for at least its
+ *     class's minimum runtime, and evicted fewer than
+ *     KERF_MAX_PREEMPTIONS_PER_HOUR times in the last hour (against
+ *     thrashing);
  *   - of a lower priority class than w, or
- *   - borrowing (its tenant uses more than its nominal) while w would stay
- *     within its own tenant's nominal: w reclaims quota it lent.
+ *   - admitted on borrowed quota (beyond its tenant's nominal), of no
+ *     higher class than w, while w would stay within its own tenant's
+ *     nominal: w reclaims quota it lent.
+ * Evictions go up in (class value, admitted within nominal); and a
+ * workload never evicts one that once evicted it, so no two workloads can
+ * preempt each other in turn, whatever quota edits do to the labels.
  * Never across a non-preemptible class.  Among the candidates the set is
  * built greedily, least work lost first (GPU time since the last
  * checkpoint), then pruned to the smallest set that still makes w fit; the
@@ -30,7 +36,11 @@
 #include "core/framework.h"
 #include "core/state.h"
 
-enum { KERF_MAX_VICTIMS = 64 };
+enum {
+	KERF_MAX_VICTIMS = 64,
+	/* a workload evicted this often within an hour is left alone */
+	KERF_MAX_PREEMPTIONS_PER_HOUR = 3,
+};
 
 /* The decision of kerf_preempt_plan. */
 struct kerf_preempt_plan {
@@ -67,7 +77,10 @@ int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
 int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 			struct kerf_err *err);
 
-/* Would w stay within its tenant's nominal with req added? */
+/* Is a tenant (or an ancestor) beyond its nominal in a governed dimension? */
+bool kerf_tenant_borrowing(const struct kerf_tenants *tt, int tenant);
+
+/* Would work admitted within nominal, plus req, stay within nominal? */
 bool kerf_quota_within_nominal(const struct kerf_tenants *tt, int leaf,
 			       const struct kerf_res *req);
 

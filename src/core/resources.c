@@ -48,8 +48,8 @@ void kerf_res_name(const struct kerf_cluster *c, int i, char *buf,
 		snprintf(buf, size, "cpu");
 	else if (i == KERF_RES_MEM)
 		snprintf(buf, size, "memory");
-	else if (i - KERF_RES_GPU0 < (int)c->nr_models)
+	else if (i >= KERF_RES_GPU0 && i - KERF_RES_GPU0 < (int)c->nr_models)
 		snprintf(buf, size, "gpu:%s", c->models[i - KERF_RES_GPU0].name);
 	else
-		snprintf(buf, size, "gpu:#%d", i - KERF_RES_GPU0);
+		snprintf(buf, size, "dimension #%d", i);
 }

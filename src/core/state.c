@@ -47,6 +47,7 @@ void kerf_state_release(struct kerf_state *st)
 {
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		free(st->wl[i]->pods);
+		free(st->wl[i]->evicted_by);
 		free(st->wl[i]);
 	}
 	free(st->wl);
@@ -90,6 +91,11 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->id = st->next_id++;
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;
+	copy->evicted_by = NULL;
+	copy->nr_preemptions = 0;
+	copy->preempt_deadline_ms = 0;
+	copy->nr_victims = 0;
+	copy->borrowed = false;
 	copy->nr_bound = 0;
 	kerf_res_zero(&copy->charged);
 	copy->nonpreemptible = !st->classes.c[w->class_idx].preemptible;
@@ -139,6 +145,9 @@ static int give_back(struct kerf_state *st, uint32_t id, struct kerf_err *err,
 				w->nonpreemptible, err);
 	if (rc < 0)
 		return rc;
+	if (!w->borrowed)
+		kerf_quota_release_own(&st->tenants, w->tenant, &w->charged);
+	w->borrowed = false;
 	free(w->pods);
 	w->pods = NULL;
 	w->nr_bound = 0;
@@ -224,7 +233,7 @@ struct node_use {
 static int check_workload(const struct kerf_state *st,
 			  const struct kerf_workload *w, struct node_use *use,
 			  struct kerf_res *leaf_use, struct kerf_res *leaf_np,
-			  struct kerf_err *err)
+			  struct kerf_res *leaf_own, struct kerf_err *err)
 {
 	uint32_t total = kerf_workload_pods(w);
 
@@ -267,6 +276,8 @@ static int check_workload(const struct kerf_state *st,
 	kerf_res_add(&leaf_use[w->tenant], &w->charged);
 	if (w->nonpreemptible)
 		kerf_res_add(&leaf_np[w->tenant], &w->charged);
+	if (!w->borrowed)
+		kerf_res_add(&leaf_own[w->tenant], &w->charged);
 	return 0;
 }
 
@@ -306,9 +317,10 @@ int kerf_state_check(const struct kerf_state *st, struct kerf_err *err)
 				      sizeof(*use));
 	struct kerf_res *leaf_use = calloc(nt, sizeof(*leaf_use));
 	struct kerf_res *leaf_np = calloc(nt, sizeof(*leaf_np));
+	struct kerf_res *leaf_own = calloc(nt, sizeof(*leaf_own));
 	int rc = 0;
 
-	if (!use || !leaf_use || !leaf_np) {
+	if (!use || !leaf_use || !leaf_np || !leaf_own) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -316,7 +328,8 @@ int kerf_state_check(const struct kerf_state *st, struct kerf_err *err)
 	if (rc == 0)
 		rc = kerf_tenants_check(&st->tenants, err);
 	for (size_t i = 0; i < st->nr_wl && rc == 0; i++)
-		rc = check_workload(st, st->wl[i], use, leaf_use, leaf_np, err);
+		rc = check_workload(st, st->wl[i], use, leaf_use, leaf_np, leaf_own,
+				    err);
 	if (rc == 0)
 		rc = check_nodes(st, use, err);
 	for (size_t t = 1; t < nt && rc == 0; t++) {
@@ -325,7 +338,8 @@ int kerf_state_check(const struct kerf_state *st, struct kerf_err *err)
 		if (x->nr_children)
 			continue;
 		if (memcmp(&leaf_use[t], &x->usage, sizeof(x->usage)) ||
-		    memcmp(&leaf_np[t], &x->usage_np, sizeof(x->usage_np)))
+		    memcmp(&leaf_np[t], &x->usage_np, sizeof(x->usage_np)) ||
+		    memcmp(&leaf_own[t], &x->usage_own, sizeof(x->usage_own)))
 			rc = kerf_err_set(err, -KERF_ERANGE,
 					  "tenant '%s': quota usage differs from what its running workloads were charged",
 					  x->name);
@@ -334,5 +348,6 @@ out:
 	free(use);
 	free(leaf_use);
 	free(leaf_np);
+	free(leaf_own);
 	return rc;
 }

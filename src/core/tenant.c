@@ -148,6 +148,13 @@ static int64_t protected_of(const struct kerf_tenant *t, int i)
 	return nom - (lend < nom ? lend : nom);
 }
 
+bool kerf_tenant_governs(const struct kerf_tenants *tt, int tenant, int i)
+{
+	const struct kerf_quota *q = &tt->t[tenant].quota;
+
+	return q->nominal.v[i] > 0 || q->borrow_limit.v[i] != KERF_QTY_INF;
+}
+
 int64_t kerf_tenant_limit(const struct kerf_tenants *tt, int tenant, int i)
 {
 	const struct kerf_tenant *t = &tt->t[tenant];
@@ -187,6 +194,7 @@ bool kerf_quota_fits(const struct kerf_tenants *tt, int leaf,
 			int64_t limit = kerf_tenant_limit(tt, t, i);
 
 			if (nonpreemptible && t != KERF_TENANT_ROOT &&
+			    kerf_tenant_governs(tt, t, i) &&
 			    kerf_qty_add(x->usage_np.v[i], q) > x->quota.nominal.v[i]) {
 				v = (struct kerf_quota_verdict){
 					.fits = false, .tenant = t, .res = i,
@@ -250,6 +258,23 @@ void kerf_quota_charge(struct kerf_tenants *tt, int leaf,
 	for (int i = 0; i < tt->nr_res; i++)
 		if (req->v[i])
 			update_claims(tt, leaf, i);
+}
+
+void kerf_quota_charge_own(struct kerf_tenants *tt, int leaf,
+			   const struct kerf_res *req)
+{
+	for (int t = leaf; t >= 0; t = tt->t[t].parent)
+		kerf_res_add(&tt->t[t].usage_own, req);
+}
+
+void kerf_quota_release_own(struct kerf_tenants *tt, int leaf,
+			    const struct kerf_res *req)
+{
+	for (int t = leaf; t >= 0; t = tt->t[t].parent)
+		for (int i = 0; i < KERF_MAX_RES; i++)
+			tt->t[t].usage_own.v[i] -= req->v[i] < tt->t[t].usage_own.v[i]
+							   ? req->v[i]
+							   : tt->t[t].usage_own.v[i];
 }
 
 int kerf_quota_release(struct kerf_tenants *tt, int leaf,
@@ -346,20 +371,23 @@ int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err)
 	/* usage of an internal tenant is the sum of its children's */
 	for (size_t k = tt->nr; k-- > 0 && rc == 0;) {
 		const struct kerf_tenant *x = &tt->t[k];
-		struct kerf_res sum, sum_np;
+		struct kerf_res sum, sum_np, sum_own;
 
 		if (x->nr_children == 0)
 			continue;
 		kerf_res_zero(&sum);
 		kerf_res_zero(&sum_np);
+		kerf_res_zero(&sum_own);
 		for (size_t j = k + 1; j < tt->nr; j++) {
 			if (tt->t[j].parent != (int)k)
 				continue;
 			kerf_res_add(&sum, &tt->t[j].usage);
 			kerf_res_add(&sum_np, &tt->t[j].usage_np);
+			kerf_res_add(&sum_own, &tt->t[j].usage_own);
 		}
 		if (memcmp(&sum, &x->usage, sizeof(sum)) ||
-		    memcmp(&sum_np, &x->usage_np, sizeof(sum_np)))
+		    memcmp(&sum_np, &x->usage_np, sizeof(sum_np)) ||
+		    memcmp(&sum_own, &x->usage_own, sizeof(sum_own)))
 			rc = kerf_err_set(err, -KERF_ERANGE,
 					  "tenant '%s': usage is not the sum of its children's",
 					  x->name);
@@ -371,7 +399,8 @@ int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err)
 
 		for (int i = 0; i < tt->nr_res && rc == 0; i++) {
 			if (x->usage.v[i] < 0 || x->usage_np.v[i] < 0 ||
-			    x->usage_np.v[i] > x->usage.v[i])
+			    x->usage_np.v[i] > x->usage.v[i] ||
+			    x->usage_own.v[i] < 0 || x->usage_own.v[i] > x->usage.v[i])
 				rc = kerf_err_set(err, -KERF_ERANGE,
 						  "tenant '%s': usage counter out of range",
 						  x->name);

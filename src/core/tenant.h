@@ -25,7 +25,8 @@
  * tenant may borrow what its
  * siblings do not use and do not protect, and a lender that wants its quota
  * back gets it by reclaiming (preempting) borrowed work.  Non-preemptible
- * work must in addition fit within nominal at every level, so it never
+ * work must in addition fit within nominal at every level, in every
+ * dimension the tenant has a quota for (kerf_tenant_governs), so it never
  * depends on borrowed capacity.
  *
  * Pure: integers only, no I/O.
@@ -70,6 +71,7 @@ struct kerf_tenant {
 	/* accounting, kept by kerf_quota_charge / kerf_quota_release */
 	struct kerf_res usage;         /* admitted work in the subtree */
 	struct kerf_res usage_np;      /* of which non-preemptible */
+	struct kerf_res usage_own;     /* of which admitted within nominal */
 	struct kerf_res claim;         /* see the file header */
 	struct kerf_res child_claims;  /* sum of the children's claims */
 };
@@ -149,6 +151,16 @@ int kerf_quota_release(struct kerf_tenants *tt, int leaf,
 		       struct kerf_err *err);
 
 /*
+ * Work admitted within nominal ("own", not borrowed) is also counted apart,
+ * so that which workloads are borrowed does not depend on admission order
+ * (core/preempt.h).  Charged and released alongside the plain charge.
+ */
+void kerf_quota_charge_own(struct kerf_tenants *tt, int leaf,
+			   const struct kerf_res *req);
+void kerf_quota_release_own(struct kerf_tenants *tt, int leaf,
+			    const struct kerf_res *req);
+
+/*
  * Recompute usage sums and claims from the leaves and compare: the
  * invariant walker.  Also reports a claim over its limit.
  */
@@ -157,6 +169,13 @@ int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err);
 /* Is a (claim over limit) anywhere on the path of leaf?  For quota edits. */
 bool kerf_tenants_over_limit(const struct kerf_tenants *tt, int tenant,
 			     int *res);
+
+/*
+ * Does the tenant have a quota in dimension i at all?  A dimension with no
+ * nominal and unlimited borrowing is not governed: nothing is guaranteed
+ * there, so "within nominal" and "borrowing" do not apply to it.
+ */
+bool kerf_tenant_governs(const struct kerf_tenants *tt, int tenant, int i);
 
 /* The limit of a tenant's claim in dimension i. */
 int64_t kerf_tenant_limit(const struct kerf_tenants *tt, int tenant, int i);

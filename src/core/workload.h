@@ -79,11 +79,14 @@ struct kerf_workload {
 	uint32_t nr_bound;
 	struct kerf_res charged;
 	bool nonpreemptible;
+	bool borrowed;             /* admitted beyond its tenant's nominal */
 	int64_t start_ms;
 	/* preemption (core/preempt.h) */
 	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */
 	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
 	uint32_t preempted_by;       /* the workload it makes room for */
+	uint32_t *evicted_by;        /* every workload that evicted it, owned */
+	int64_t evicted_at[3];       /* its last three evictions (ring) */
 	uint32_t nr_victims;         /* pending: victims still leaving */
 	uint32_t nr_preemptions;     /* times it was evicted for others */
 	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */

@@ -323,7 +323,8 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 					 kerf_tenant_limit(tt, (int)t, i));
 				return violation(c, ts, ev, msg);
 			}
-			if (np > tt->t[t].quota.nominal.v[i] && np > c->np[t].v[i]) {
+			if (kerf_tenant_governs(tt, (int)t, i) &&
+			    np > tt->t[t].quota.nominal.v[i] && np > c->np[t].v[i]) {
 				snprintf(msg, sizeof(msg),
 					 "tenant '%s' dimension %d: non-preemptible usage %" PRId64 " over nominal %" PRId64,
 					 tt->t[t].name, i, np, tt->t[t].quota.nominal.v[i]);
@@ -388,26 +389,41 @@ static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 	return rc;
 }
 
+int kerf_check_prepare(uint64_t seed, struct kerf_scenario *sc,
+		       struct kerf_timesim *ts, struct kerf_err *err)
+{
+	struct kerf_rng r;
+	int rc = kerf_check_scenario(seed, sc, err);
+
+	if (rc < 0)
+		return rc;
+	rc = kerf_timesim_init(ts, sc, err);
+	if (rc < 0) {
+		kerf_scenario_release(sc);
+		return kerf_err_set(err, rc, "seed %" PRIu64 ": %s", seed, err->msg);
+	}
+	kerf_rng_seed(&r, seed ^ 0xfa017u);
+	if (inject_faults(&r, ts) < 0) {
+		kerf_timesim_release(ts);
+		kerf_scenario_release(sc);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 static int run_one(uint64_t seed, struct kerf_check_result *res,
 		   struct kerf_err *err)
 {
 	struct kerf_scenario sc;
 	struct kerf_timesim ts;
 	struct checker c = { .seed = seed };
-	struct kerf_rng r;
-	int rc = kerf_check_scenario(seed, &sc, err);
+	int rc = kerf_check_prepare(seed, &sc, &ts, err);
 
 	if (rc < 0)
 		return rc;
-	rc = kerf_timesim_init(&ts, &sc, err);
-	if (rc < 0) {
-		kerf_scenario_release(&sc);
-		return kerf_err_set(err, rc, "seed %" PRIu64 ": %s", seed, err->msg);
-	}
 	c.claims = calloc(ts.st.tenants.nr, sizeof(*c.claims));
 	c.np = calloc(ts.st.tenants.nr, sizeof(*c.np));
-	kerf_rng_seed(&r, seed ^ 0xfa017u);
-	if (!c.claims || !c.np || inject_faults(&r, &ts) < 0) {
+	if (!c.claims || !c.np) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}

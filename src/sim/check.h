@@ -38,6 +38,14 @@ struct kerf_check_result {
 int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
 			struct kerf_err *err);
 
+/*
+ * The simulation of a seed, ready to run: its scenario (owned by the
+ * caller, released after ts) and the node failures and quota edits.
+ */
+struct kerf_timesim;
+int kerf_check_prepare(uint64_t seed, struct kerf_scenario *sc,
+		       struct kerf_timesim *ts, struct kerf_err *err);
+
 /* Run seeds first..first+runs-1; results accumulate into r. */
 int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
 		   struct kerf_err *err);

@@ -74,9 +74,92 @@ static void test_fair_share_2_to_1(void **state)
 	kerf_scenario_release(&sc);
 }
 
+static int tenant(const struct kerf_timesim *ts, const char *name)
+{
+	int t = kerf_tenants_find(&ts->st.tenants, name);
+
+	assert_true(t > 0);
+	return t;
+}
+
+static int klass(const struct kerf_timesim *ts, const char *name)
+{
+	int c = kerf_classes_find(&ts->st.classes, name);
+
+	assert_true(c >= 0);
+	return c;
+}
+
+static double gpu_hours(__int128 milli_ms)
+{
+	return (double)milli_ms / 1000.0 / 3.6e6;
+}
+
+/*
+ * 2. Production inference is never preempted and meets its time-to-start
+ * SLO while preemptible experiments flood the cluster.
+ */
+static void test_production_meets_slo_under_flood(void **state)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	const struct kerf_ts_tenant_stats *prod, *exp;
+
+	(void)state;
+	load(&sc, "production_slo.yaml");
+	run(&ts, &sc);
+	prod = &ts.cls[klass(&ts, "production")];
+	exp = &ts.cls[klass(&ts, "experiment")];
+	printf("# production: %zu/%u started, p99 wait %lld ms, %u preempted; experiments preempted %u\n",
+	       prod->nr_waits, prod->submitted,
+	       (long long)kerf_ts_wait_pct(prod, 99), prod->preempted,
+	       exp->preempted);
+	assert_int_equal(prod->nr_waits, prod->submitted);  /* all started */
+	assert_int_equal(prod->preempted, 0);
+	assert_int_equal(prod->evicted, 0);
+	assert_int_equal(kerf_ts_slo_ppm(prod), 1000000);    /* all within SLO */
+	assert_true(exp->preempted > 0);                     /* it did flood */
+	assert_true(kerf_ts_wait_pct(exp, 50) > 3600 * 1000);
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
+/*
+ * 3. A tenant borrowing idle quota is reclaimed through the checkpoint
+ * handshake when the owner's work arrives; lost GPU-time equals the work
+ * since the last checkpoint.
+ */
+static void test_reclaim_through_handshake(void **state)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	const struct kerf_ts_tenant_stats *owner, *borrower;
+	/* 4 victims x 8 GPUs, deadline 3920 s, last checkpoint at 3600 s */
+	const double expected_lost = 4.0 * 8.0 * (3920.0 - 3600.0) / 3600.0;
+
+	(void)state;
+	load(&sc, "reclaim.yaml");
+	run(&ts, &sc);
+	owner = &ts.tenant[tenant(&ts, "owner")];
+	borrower = &ts.tenant[tenant(&ts, "borrower")];
+	printf("# owner waited %lld ms; borrower preempted %u, lost %.3f GPU-h (expected %.3f)\n",
+	       (long long)kerf_ts_wait_pct(owner, 100), borrower->preempted,
+	       gpu_hours(borrower->lost_gpu_milli_ms), expected_lost);
+	assert_int_equal(owner->nr_waits, 4);
+	assert_int_equal(kerf_ts_wait_pct(owner, 100), 20 * 1000); /* the grace */
+	assert_int_equal(borrower->preempted, 4);
+	assert_true(gpu_hours(borrower->lost_gpu_milli_ms) > expected_lost - 1e-6 &&
+		    gpu_hours(borrower->lost_gpu_milli_ms) < expected_lost + 1e-6);
+	assert_int_equal(owner->preempted, 0);
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_production_meets_slo_under_flood),
+		cmocka_unit_test(test_reclaim_through_handshake),
 		cmocka_unit_test(test_fair_share_2_to_1),
 	};
 
