@@ -25,6 +25,11 @@ struct cycle_ctx {
 	uint64_t failed[FAILED_SHAPES];
 	size_t nr_failed;
 	int plans_left;
+	/* head-of-line reservation (see reserve_for) */
+	uint8_t *reserved;          /* per node: held for the reserver */
+	uint8_t *eff;               /* allowed and not reserved, per node */
+	const struct kerf_workload *reserver;
+	bool keep_off;              /* the workload placed now must avoid it */
 };
 
 /*
@@ -204,6 +209,13 @@ static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 {
 	struct kerf_cluster *c = &x->st->cluster;
 	uint32_t placed = 0;
+
+	/* backfill stays off the nodes held for the reserved gang */
+	if (x->keep_off) {
+		for (size_t i = 0; i < c->nr_nodes; i++)
+			x->eff[i] = (!allowed || allowed[i]) && !x->reserved[i];
+		allowed = x->eff;
+	}
 
 	for (int si = 0; si < w->nr_sets; si++) {
 		struct kerf_pod p = w->sets[si].req;
@@ -530,6 +542,119 @@ static void cancel_victims(struct kerf_state *st, struct kerf_workload *w)
 	w->nr_victims = 0;
 }
 
+/* A gang big enough to be starved by a stream of small work. */
+static bool large(const struct kerf_workload *w)
+{
+	return w->min_count > 1 || kerf_workload_gpu_milli(w) >= 4 * KERF_GPU_MILLI;
+}
+
+/* Pods of set s that node n could hold if it were empty. */
+static uint32_t pods_if_empty(const struct kerf_node *n, const struct kerf_pod *p)
+{
+	uint32_t by_gpu = UINT32_MAX, by_cpu = UINT32_MAX, by_mem = UINT32_MAX;
+
+	if (n->cordoned)
+		return 0;
+	if (p->nr_gpus > 0) {
+		if (n->nr_gpus < p->nr_gpus ||
+		    (p->model_mask && !(p->model_mask >> n->model & 1)))
+			return 0;
+		by_gpu = kerf_pod_is_fraction(p)
+				 ? (uint32_t)(n->nr_gpus * (KERF_GPU_MILLI / p->gpu_milli))
+				 : (uint32_t)(n->nr_gpus / p->nr_gpus);
+	}
+	if (p->cpu_milli > 0)
+		by_cpu = (uint32_t)(n->cpu_milli / p->cpu_milli);
+	if (p->mem_mib > 0)
+		by_mem = (uint32_t)(n->mem_mib / p->mem_mib);
+	return by_gpu < by_cpu ? (by_gpu < by_mem ? by_gpu : by_mem)
+			       : (by_cpu < by_mem ? by_cpu : by_mem);
+}
+
+/* Should node a come before node b when picking reserved nodes? */
+static bool before_in_reservation(const struct cycle_ctx *x, bool sticky,
+				  uint32_t a, uint32_t b)
+{
+	const struct kerf_node *na = &x->st->cluster.nodes[a];
+	const struct kerf_node *nb = &x->st->cluster.nodes[b];
+
+	if (sticky && x->st->reserved[a] != x->st->reserved[b])
+		return x->st->reserved[a];
+	if (na->gpu_free_milli_sum != nb->gpu_free_milli_sum)
+		return na->gpu_free_milli_sum > nb->gpu_free_milli_sum;
+	return a < b;
+}
+
+/*
+ * Head-of-line reservation: the first large workload blocked for capacity
+ * gets the nodes that could hold its gang once empty: the nodes it held in
+ * the last cycle first (a reservation that wandered would let backfill onto
+ * every node in turn), then the nodes closest to free (most free GPU, then
+ * rank).  For the rest of the cycle, work of its class or below stays off
+ * those nodes, except preemptible work of a lower class, which the
+ * reserver may evict when its time comes.
+ */
+static void reserve_for(struct cycle_ctx *x, const struct kerf_workload *w)
+{
+	const struct kerf_state *st = x->st;
+	bool sticky = st->reserver_id == w->id &&
+		      st->nr_reserved == st->cluster.nr_nodes;
+	const struct kerf_cluster *c = &x->st->cluster;
+	uint32_t *order = malloc(c->nr_nodes * sizeof(*order));
+	uint32_t need[KERF_MAX_PODSETS];
+
+	if (!order)
+		return;
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		order[i] = (uint32_t)i;
+	/* insertion sort: held before, then most free GPU, then rank */
+	for (size_t i = 1; i < c->nr_nodes; i++) {
+		uint32_t v = order[i];
+		size_t j = i;
+
+		while (j > 0 && before_in_reservation(x, sticky, v, order[j - 1])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	for (int s = 0; s < w->nr_sets; s++)
+		need[s] = w->sets[s].count;
+	memset(x->reserved, 0, c->nr_nodes);
+	for (size_t k = 0; k < c->nr_nodes; k++) {
+		const struct kerf_node *n = &c->nodes[order[k]];
+		bool done = true, used = false;
+
+		for (int s = 0; s < w->nr_sets; s++) {
+			uint32_t fit = pods_if_empty(n, &w->sets[s].req);
+
+			if (need[s] && fit) {
+				need[s] -= fit < need[s] ? fit : need[s];
+				used = true;
+			}
+			done &= need[s] == 0;
+		}
+		if (used)
+			x->reserved[order[k]] = 1;
+		if (done) {
+			x->reserver = w;
+			break;
+		}
+	}
+	free(order);
+}
+
+/* May w use the reserved nodes? */
+static bool may_use_reserved(const struct cycle_ctx *x,
+			     const struct kerf_workload *w)
+{
+	const struct kerf_classes *cl = &x->st->classes;
+	int32_t rv = cl->c[x->reserver->class_idx].value;
+	int32_t wv = cl->c[w->class_idx].value;
+
+	return wv > rv || (wv < rv && !w->nonpreemptible);
+}
+
 static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		      struct kerf_cycle_stats *stats)
 {
@@ -552,7 +677,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	fitting = quota_flavors(st, w, &first_qv);
 	if (!fitting)
 		goto over_quota;
-	h = gang_hash(w, fitting);
+	h = gang_hash(w, fitting) ^ (x->keep_off ? 0x5bd1e995u : 0);
 	if (failed_before(x, h)) {
 		stats->nr_capacity++;
 		if (w->nr_victims == 0)
@@ -588,13 +713,17 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		stats->nr_other++;
 		return;
 	}
+	if (!x->reserver && large(w))
+		reserve_for(x, w);
 	set_pending(w, KERF_PENDING_CAPACITY,
-		    "needs %u of %u pods (%" PRId64 " GPU milli) placed together%s; not enough free now: %s",
+		    "needs %u of %u pods (%" PRId64 " GPU milli) placed together%s; not enough free now: %s%s",
 		    w->min_count, kerf_workload_pods(w), kerf_workload_gpu_milli(w),
 		    w->topology == KERF_TOPO_NODE     ? " on one node"
 		    : w->topology == KERF_TOPO_NVLINK ? " in one NVLink domain"
 						      : "",
-		    why.reason);
+		    why.reason,
+		    x->reserver == w ? "; nodes are held for it as they free (smaller work backfills elsewhere)"
+				     : "");
 	if (x->nr_failed < FAILED_SHAPES)
 		x->failed[x->nr_failed++] = h;
 	stats->nr_capacity++;
@@ -631,9 +760,12 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.share = calloc(st->tenants.nr, sizeof(*x.share));
 	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));
 	x.allowed = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
+	x.reserved = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
+	x.eff = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
-	if (!x.share || !x.scratch || !x.allowed || !pending || !tmp) {
+	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
+	    !pending || !tmp) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -651,10 +783,28 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	stats->nr_pending = (uint32_t)nr;
 	tenant_shares(&x);
 	sort_pending(&x, pending, tmp, nr);
+	/* the reservation of the last cycle holds while its gang waits */
+	if (st->reserver_id) {
+		struct kerf_workload *r = kerf_state_find(st, st->reserver_id);
+
+		if (r && r->state == KERF_WL_PENDING)
+			reserve_for(&x, r);
+	}
 	/* Shares are taken once, at the start of the cycle. */
 	for (size_t i = 0; i < nr; i++) {
 		struct kerf_workload *w = pending[i];
 
+		x.keep_off = x.reserver && w != x.reserver && !may_use_reserved(&x, w);
+		/* higher classes may use the reservation, but try elsewhere first */
+		if (x.reserver && w != x.reserver && !x.keep_off &&
+		    x.st->classes.c[w->class_idx].value >
+			    x.st->classes.c[x.reserver->class_idx].value) {
+			x.keep_off = true;
+			try_admit(&x, w, stats);
+			x.keep_off = false;
+			if (w->state == KERF_WL_RUNNING)
+				continue;
+		}
 		try_admit(&x, w, stats);
 		if (w->state == KERF_WL_PENDING && w->nr_victims > 0 &&
 		    w->pending != KERF_PENDING_PREEMPTING)
@@ -662,10 +812,29 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 				    "waiting for %u workload%s to checkpoint and leave",
 				    w->nr_victims, w->nr_victims == 1 ? "" : "s");
 	}
+	st->reserver_id = x.reserver && x.reserver->state == KERF_WL_PENDING
+				  ? x.reserver->id
+				  : 0;
+	if (st->reserver_id) {
+		if (st->nr_reserved != st->cluster.nr_nodes) {
+			uint8_t *r = realloc(st->reserved, st->cluster.nr_nodes);
+
+			if (r) {
+				st->reserved = r;
+				st->nr_reserved = st->cluster.nr_nodes;
+			}
+		}
+		if (st->nr_reserved == st->cluster.nr_nodes)
+			memcpy(st->reserved, x.reserved, st->nr_reserved);
+		else
+			st->reserver_id = 0;
+	}
 out:
 	free(x.share);
 	free(x.scratch);
 	free(x.allowed);
+	free(x.reserved);
+	free(x.eff);
 	free(pending);
 	free(tmp);
 	return rc;

@@ -52,6 +52,7 @@ void kerf_state_release(struct kerf_state *st)
 	}
 	free(st->wl);
 	free(st->usage_avg);
+	free(st->reserved);
 	kerf_cluster_release(&st->cluster);
 	kerf_tenants_release(&st->tenants);
 	memset(st, 0, sizeof(*st));

@@ -32,6 +32,9 @@ struct kerf_state {
 	struct kerf_res *usage_avg;    /* nr tenants entries */
 	int64_t avg_at_ms;
 	int64_t half_life_ms;          /* of the usage history */
+	uint32_t reserver_id;          /* holds the head-of-line reservation */
+	uint8_t *reserved;             /* its nodes, one flag per node, owned */
+	size_t nr_reserved;            /* entries in reserved[] */
 };
 
 /*

@@ -155,9 +155,95 @@ static void test_reclaim_through_handshake(void **state)
 	kerf_scenario_release(&sc);
 }
 
+struct gang_watch {
+	uint32_t gang;              /* workload id of the gang */
+	int64_t whole_free_at;      /* first time 8 nodes were entirely free */
+	int64_t all_done_at;        /* the last of the 4-GPU jobs finished */
+	int64_t started_at;
+};
+
+static int watch_gang(void *ctx, struct kerf_timesim *ts,
+		      const struct kerf_event *ev)
+{
+	struct gang_watch *g = ctx;
+	const struct kerf_cluster *c = &ts->st.cluster;
+	const struct kerf_workload *w;
+	int whole = 0;
+
+	check_state(NULL, ts, ev);
+	for (size_t i = 0; i < ts->st.nr_wl && !g->gang; i++)
+		if (!strcmp(ts->st.wl[i]->name, "big-gang-0"))
+			g->gang = ts->st.wl[i]->id;
+	if (!g->gang)
+		return 0;
+	w = kerf_state_find(&ts->st, g->gang);
+	/* waiting, it holds nothing at all */
+	if (w->state == KERF_WL_PENDING)
+		assert_int_equal(w->nr_bound, 0);
+	if (w->state == KERF_WL_RUNNING && g->started_at < 0)
+		g->started_at = w->start_ms;
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		whole += c->nodes[i].nr_pods == 0;
+	if (g->all_done_at < 0) {
+		int done = 0;
+
+		for (size_t i = 0; i < ts->st.nr_wl; i++)
+			done += !strncmp(ts->st.wl[i]->name, "running-", 8) &&
+				ts->st.wl[i]->state == KERF_WL_FINISHED;
+		if (done == 12)
+			g->all_done_at = ts->now_ms;
+	}
+	if (whole >= 8 && g->whole_free_at < 0 && w->state == KERF_WL_PENDING)
+		g->whole_free_at = ts->now_ms;
+	return 0;
+}
+
+/*
+ * 1. A 64-GPU training gang on a cluster with 48 free GPUs: no GPU is held
+ * idle for it while it waits, inference that arrives meanwhile is
+ * admitted, and the gang starts as soon as 64 GPUs are free.
+ */
+static void test_gang_waits_whole(void **state)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	struct kerf_err err = { 0 };
+	struct gang_watch g = { .whole_free_at = -1, .all_done_at = -1,
+				.started_at = -1 };
+	const struct kerf_ts_tenant_stats *inf;
+
+	(void)state;
+	load(&sc, "gang_reservation.yaml");
+	if (kerf_timesim_init(&ts, &sc, &err) < 0)
+		fail_msg("%s", err.msg);
+	ts.hook = watch_gang;
+	ts.hook_ctx = &g;
+	if (kerf_timesim_run(&ts, &err) < 0)
+		fail_msg("%s", err.msg);
+	inf = &ts.cls[klass(&ts, "inference")];
+	printf("# gang: jobs in the way done by %lld s, 8 whole nodes free at %lld s, started at %lld s; inference %zu/%u started, p99 wait %lld ms\n",
+	       (long long)g.all_done_at / 1000,
+	       (long long)g.whole_free_at / 1000, (long long)g.started_at / 1000,
+	       inf->nr_waits, inf->submitted, (long long)kerf_ts_wait_pct(inf, 99));
+	assert_true(g.started_at > 300 * 1000);        /* it did wait */
+	assert_true(g.whole_free_at >= 0);
+	/* it starts at the first cycle once 64 GPUs (8 nodes) are free */
+	assert_true(g.started_at >= g.whole_free_at &&
+		    g.started_at <= g.whole_free_at + sc.cycle_ms);
+	/* and the notebooks that kept arriving never took those nodes: they
+	 * were whole by the time the jobs in the way were done */
+	assert_true(g.all_done_at >= 0 && g.whole_free_at <= g.all_done_at);
+	/* inference arriving meanwhile was admitted, within its SLO */
+	assert_int_equal(inf->nr_waits, inf->submitted);
+	assert_int_equal(kerf_ts_slo_ppm(inf), 1000000);
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gang_waits_whole),
 		cmocka_unit_test(test_production_meets_slo_under_flood),
 		cmocka_unit_test(test_reclaim_through_handshake),
 		cmocka_unit_test(test_fair_share_2_to_1),
