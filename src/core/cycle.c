@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/budget.h"
+#include "core/idle.h"
 #include "core/preempt.h"
 
 /* Gang shapes that failed for capacity in this cycle (no capacity comes
@@ -665,6 +667,11 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	bool quota_failed = false;
 	char text[KERF_REASON_MAX];
 
+	if (kerf_budget_holds(st, w, x->now_ms, text, sizeof(text))) {
+		set_pending(w, KERF_PENDING_BUDGET, "%s", text);
+		stats->nr_other++;
+		return;
+	}
 	if (!class_allowed(st, w)) {
 		set_pending(w, KERF_PENDING_CLASS,
 			    "priority class '%s' is not allowed for tenant '%s'",
@@ -756,6 +763,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	rc = kerf_preempt_expire(st, now_ms, err);
 	if (rc < 0)
 		return rc;
+	/* idle work past its policy's time starts its way out */
+	kerf_idle_pass(st, now_ms);
 	rc = 0;
 	x.share = calloc(st->tenants.nr, sizeof(*x.share));
 	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));

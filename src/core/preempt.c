@@ -249,6 +249,9 @@ static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 	v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
 	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
 	v->nr_preemptions++;
+	/* reclaimed for idling: it ends here rather than coming back idle */
+	if (v->idle_reclaim)
+		return kerf_state_finish(st, v->id, now_ms, err);
 	return kerf_state_requeue(st, v->id, now_ms, err);
 }
 

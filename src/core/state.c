@@ -1,5 +1,7 @@
 #include "core/state.h"
 
+#include "core/budget.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,11 +102,24 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->nr_bound = 0;
 	kerf_res_zero(&copy->charged);
 	copy->nonpreemptible = !st->classes.c[w->class_idx].preemptible;
+	copy->idle_since_ms = -1;
+	copy->idle_notified = false;
+	copy->idle_reclaim = false;
+	copy->util_pct = 100;
 	copy->submit_ms = now_ms;
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';
 	st->wl[st->nr_wl++] = copy;
 	return (int)copy->id;
+}
+
+void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,
+		       int tenant, uint32_t workload, int32_t pct, int64_t now_ms)
+{
+	st->notices[st->nr_notices++ % KERF_NOTICES] = (struct kerf_notice){
+		.at_ms = now_ms, .kind = kind, .tenant = tenant,
+		.workload = workload, .pct = pct,
+	};
 }
 
 struct kerf_workload *kerf_state_find(const struct kerf_state *st, uint32_t id)
@@ -170,9 +185,10 @@ int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		      struct kerf_err *err)
 {
 	struct kerf_workload *w;
-	int rc = give_back(st, id, err, &w);
+	int rc;
 
-	(void)now_ms;
+	kerf_state_age(st, now_ms);   /* its use so far counts */
+	rc = give_back(st, id, err, &w);
 	if (rc == 0)
 		w->state = KERF_WL_FINISHED;
 	return rc;
@@ -182,9 +198,10 @@ int kerf_state_requeue(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		       struct kerf_err *err)
 {
 	struct kerf_workload *w;
-	int rc = give_back(st, id, err, &w);
+	int rc;
 
-	(void)now_ms;
+	kerf_state_age(st, now_ms);   /* its use so far counts */
+	rc = give_back(st, id, err, &w);
 	if (rc == 0) {
 		w->state = KERF_WL_PENDING;
 		w->pending = KERF_PENDING_REQUEUED;
@@ -213,6 +230,7 @@ void kerf_state_age(struct kerf_state *st, int64_t now_ms)
 
 	if (dt <= 0)
 		return;
+	kerf_budget_account(st, dt, now_ms);
 	f = decay_q16(dt, st->half_life_ms);
 	for (size_t t = 0; t < st->tenants.nr; t++)
 		for (int i = 0; i < st->tenants.nr_res; i++) {

@@ -20,6 +20,23 @@
 #include "core/tenant.h"
 #include "core/workload.h"
 
+/* Things a tenant should hear about (budget warnings, idle work). */
+enum kerf_notice_kind {
+	KERF_NOTICE_BUDGET = 0,        /* pct of the window's budget used */
+	KERF_NOTICE_IDLE,              /* a workload has been idle too long */
+	KERF_NOTICE_IDLE_EVICT,        /* ... and is being reclaimed */
+};
+
+struct kerf_notice {
+	int64_t at_ms;
+	enum kerf_notice_kind kind;
+	int tenant;
+	uint32_t workload;             /* 0 for budget notices */
+	int32_t pct;                   /* budget notices */
+};
+
+enum { KERF_NOTICES = 256 };           /* the last ones kept */
+
 struct kerf_state {
 	struct kerf_cluster cluster;   /* owned */
 	struct kerf_tenants tenants;   /* owned */
@@ -35,7 +52,12 @@ struct kerf_state {
 	uint32_t reserver_id;          /* holds the head-of-line reservation */
 	uint8_t *reserved;             /* its nodes, one flag per node, owned */
 	size_t nr_reserved;            /* entries in reserved[] */
+	struct kerf_notice notices[KERF_NOTICES]; /* ring */
+	uint64_t nr_notices;           /* ever issued */
 };
+
+void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,
+		       int tenant, uint32_t workload, int32_t pct, int64_t now_ms);
 
 /*
  * Take ownership of a cluster, tenants and classes (the caller's structs are

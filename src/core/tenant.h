@@ -53,6 +53,38 @@ enum kerf_isolation {
 	KERF_ISOLATION_HARDWARE,       /* exclusive GPUs or MIG only */
 };
 
+/* What a tenant's exhausted GPU-hour budget does to its new work. */
+enum kerf_budget_action {
+	KERF_BUDGET_HOLD = 0,             /* hold all new work */
+	KERF_BUDGET_PREEMPTIBLE_ONLY,     /* admit preemptible work only */
+};
+
+/* GPU-hour budget of a tenant (its whole subtree), per window. */
+struct kerf_budget {
+	int64_t limit_milli_ms;        /* GPU milli x ms per window; 0 = none */
+	int64_t window_ms;
+	enum kerf_budget_action action;
+	int32_t model_weight_pct[KERF_MAX_MODELS]; /* cost of a GPU-hour per
+						    * model, percent (100) */
+	int64_t used_milli_ms;         /* in the current window */
+	int64_t window_start_ms;
+	int32_t warned_pct;            /* highest threshold warned this window */
+};
+
+enum kerf_idle_action {
+	KERF_IDLE_NONE = 0,
+	KERF_IDLE_NOTIFY,              /* say so, once per idle stretch */
+	KERF_IDLE_CHECKPOINT_EVICT,    /* checkpoint handshake, then evict */
+};
+
+/* Idle reclamation of a tenant's workloads. */
+struct kerf_idle_policy {
+	enum kerf_idle_action action;
+	int32_t below_pct;             /* utilisation under this is idle */
+	int64_t after_ms;              /* for this long */
+	uint32_t exempt_classes;       /* class mask never reclaimed */
+};
+
 struct kerf_quota {
 	struct kerf_res nominal;
 	struct kerf_res borrow_limit;  /* KERF_QTY_INF = unlimited */
@@ -68,6 +100,8 @@ struct kerf_tenant {
 	uint32_t allowed_classes;      /* bit i = priority class i; 0 = all */
 	enum kerf_isolation isolation;
 	struct kerf_quota quota;
+	struct kerf_budget budget;
+	struct kerf_idle_policy idle;
 	/* accounting, kept by kerf_quota_charge / kerf_quota_release */
 	struct kerf_res usage;         /* admitted work in the subtree */
 	struct kerf_res usage_np;      /* of which non-preemptible */

@@ -11,6 +11,7 @@ static const char *const pending_names[KERF_PENDING_COUNT_] = {
 	[KERF_PENDING_NEVER_FITS] = "NeverFits",
 	[KERF_PENDING_REQUEUED] = "Requeued",
 	[KERF_PENDING_PREEMPTING] = "WaitingForPreemption",
+	[KERF_PENDING_BUDGET] = "BudgetExhausted",
 };
 
 const char *kerf_pending_name(enum kerf_pending p)

@@ -48,6 +48,7 @@ enum kerf_pending {
 	KERF_PENDING_NEVER_FITS,   /* no node could ever host a pod */
 	KERF_PENDING_REQUEUED,     /* lost its pods; waits to run again */
 	KERF_PENDING_PREEMPTING,   /* victims are checkpointing to make room */
+	KERF_PENDING_BUDGET,       /* the tenant's GPU-hour budget is spent */
 	KERF_PENDING_COUNT_,
 };
 
@@ -90,6 +91,11 @@ struct kerf_workload {
 	uint32_t nr_victims;         /* pending: victims still leaving */
 	uint32_t nr_preemptions;     /* times it was evicted for others */
 	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
+	/* idle reclamation (core/idle.h) */
+	int32_t util_pct;            /* last utilisation sample */
+	int64_t idle_since_ms;       /* -1: not idle */
+	bool idle_notified;          /* this idle stretch was reported */
+	bool idle_reclaim;           /* leaving because idle: it finishes */
 	/* pending */
 	enum kerf_pending pending;
 	char pending_text[KERF_REASON_MAX];

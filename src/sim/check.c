@@ -76,6 +76,26 @@ static void gen_quota(struct kerf_rng *r, struct kerf_scn_tenant *t,
 						: between(r, 0, nominal / 1000) * 1000;
 }
 
+/* Sometimes a GPU-hour budget, sometimes an idle policy. */
+static void gen_policies(struct kerf_rng *r, struct kerf_scn_tenant *t)
+{
+	if (!kerf_rng_below(r, 4)) {
+		t->budget_gpu_milli_hours = between(r, 1, 50) * 1000;
+		t->budget_window_ms = between(r, 1, 8) * 3600 * 1000;
+		t->budget_action = (enum kerf_budget_action)kerf_rng_below(r, 2);
+	}
+	if (!kerf_rng_below(r, 4)) {
+		t->idle_action = kerf_rng_below(r, 2) ? KERF_IDLE_NOTIFY
+						     : KERF_IDLE_CHECKPOINT_EVICT;
+		t->idle_threshold_pct = (int32_t)between(r, 5, 50);
+		t->idle_after_ms = between(r, 5, 60) * 60 * 1000;
+		if (kerf_rng_below(r, 2)) {
+			snprintf(t->idle_exempt_classes[0], KERF_CLASS_NAME_MAX, "prod");
+			t->nr_idle_exempt_classes = 1;
+		}
+	}
+}
+
 /* Orgs under the cluster, teams (leaves) under orgs, nominals that nest. */
 static void gen_tenants(struct kerf_rng *r, struct kerf_scenario *sc, int models)
 {
@@ -90,6 +110,7 @@ static void gen_tenants(struct kerf_rng *r, struct kerf_scenario *sc, int models
 		memset(org, 0, sizeof(*org));
 		snprintf(org->name, sizeof(org->name), "org%d", o);
 		org->weight = (uint32_t)between(r, 1, 3);
+		gen_policies(r, org);
 		for (int m = 0; m < models; m++) {
 			int64_t cap = capacity_of(sc, model_names[m]);
 
@@ -105,6 +126,7 @@ static void gen_tenants(struct kerf_rng *r, struct kerf_scenario *sc, int models
 			snprintf(team->parent, sizeof(team->parent), "%s",
 				 sc->tenants[org_idx].name);
 			team->weight = (uint32_t)between(r, 1, 3);
+			gen_policies(r, team);
 			for (int q = 0; q < sc->tenants[org_idx].nr_quotas; q++) {
 				const struct kerf_scn_quota *oq =
 					&sc->tenants[org_idx].quotas[q];
@@ -166,7 +188,9 @@ static void gen_workload(struct kerf_rng *r, struct kerf_scenario *sc, int model
 			if (!kerf_rng_below(r, 4))
 				p->model_mask = (uint64_t)between(r, 1, (1 << models) - 1);
 		}
-		g->utilisation_pct = 100;
+		g->utilisation_pct = (int32_t)between(r, 0, 100);
+		g->checkpoint_every_ms = kerf_rng_below(r, 2) ? between(r, 5, 60) * 60 * 1000
+							      : 0;
 	}
 }
 

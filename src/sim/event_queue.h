@@ -16,6 +16,7 @@ enum kerf_ev_kind {
 	KERF_EV_QUOTA,          /* a tenant's quota is edited */
 	KERF_EV_ACK,            /* a victim acknowledges its checkpoint */
 	KERF_EV_DEADLINE,       /* a victim's checkpoint deadline */
+	KERF_EV_TIMER,          /* something time-based is due: run a cycle */
 	KERF_EV_ARRIVAL,        /* a generator submits its next workload */
 	KERF_EV_CYCLE,          /* a scheduling cycle */
 };

@@ -1730,6 +1730,10 @@ static int build_quota(const struct kerf_scn_tenant *t,
 	return 0;
 }
 
+static int build_policies(const struct kerf_scn_tenant *t,
+			  const struct kerf_classes *cl, struct kerf_tenant *x,
+			  struct kerf_err *err);
+
 static int build_tenants(const struct kerf_scenario *sc,
 			 const struct kerf_cluster *c,
 			 const struct kerf_classes *cl, struct kerf_tenants *tt,
@@ -1764,6 +1768,35 @@ static int build_tenants(const struct kerf_scenario *sc,
 			return idx;
 		tt->t[idx].allowed_classes = mask;
 		tt->t[idx].isolation = t->isolation;
+		rc = build_policies(t, cl, &tt->t[idx], err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The tenant's GPU-hour budget and idle reclamation, in core units. */
+static int build_policies(const struct kerf_scn_tenant *t,
+			  const struct kerf_classes *cl, struct kerf_tenant *x,
+			  struct kerf_err *err)
+{
+	x->budget.limit_milli_ms = kerf_qty_mul(t->budget_gpu_milli_hours,
+						3600 * 1000);
+	x->budget.window_ms = t->budget_window_ms;
+	x->budget.action = t->budget_action;
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		x->budget.model_weight_pct[m] = 100;
+	x->idle.action = t->idle_action;
+	x->idle.below_pct = t->idle_threshold_pct;
+	x->idle.after_ms = t->idle_after_ms;
+	for (int i = 0; i < t->nr_idle_exempt_classes; i++) {
+		int ci = kerf_classes_find(cl, t->idle_exempt_classes[i]);
+
+		if (ci < 0)
+			return kerf_err_set(err, -KERF_ENOTFOUND,
+					    "tenant '%s': no priority class '%s'",
+					    t->name, t->idle_exempt_classes[i]);
+		x->idle.exempt_classes |= (uint32_t)1 << ci;
 	}
 	return 0;
 }

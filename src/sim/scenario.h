@@ -44,17 +44,6 @@ struct kerf_scn_quota {
 	int64_t lending_limit;            /* KERF_QTY_INF: all of nominal */
 };
 
-enum kerf_budget_action {
-	KERF_BUDGET_HOLD = 0,             /* hold new work */
-	KERF_BUDGET_PREEMPTIBLE_ONLY,     /* admit preemptible work only */
-};
-
-enum kerf_idle_action {
-	KERF_IDLE_NONE = 0,
-	KERF_IDLE_NOTIFY,
-	KERF_IDLE_CHECKPOINT_EVICT,
-};
-
 struct kerf_scn_tenant {
 	char name[KERF_SCN_NAME_MAX];
 	char parent[KERF_SCN_NAME_MAX];   /* "" = directly under the cluster */

@@ -1,5 +1,6 @@
 #include "sim/timesim.h"
 
+#include "core/idle.h"
 #include "core/preempt.h"
 
 #include <math.h>
@@ -302,6 +303,17 @@ static int started(struct kerf_timesim *ts, struct kerf_workload *w,
 	x->run_start_ms = ts->now_ms;
 	/* the run picks up from its last checkpoint */
 	w->last_checkpoint_ms = ts->now_ms;
+	/* how busy it keeps its GPUs; idle work is due for reclamation */
+	{
+		const struct kerf_scn_generator *gen = &ts->sc->generators[x->generator];
+		const struct kerf_idle_policy *p =
+			kerf_idle_policy_of(&ts->st, w->tenant);
+
+		kerf_idle_sample(&ts->st, w->id, gen->utilisation_pct, ts->now_ms);
+		if (p->action != KERF_IDLE_NONE && gen->utilisation_pct < p->below_pct &&
+		    push(ts, ts->now_ms + p->after_ms, KERF_EV_TIMER, w->id, 0, 0) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
 	if (push(ts, ts->now_ms + x->duration_ms - x->done_ms, KERF_EV_FINISH,
 		 w->id, 0, x->runs) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
@@ -352,6 +364,11 @@ static void account_leave(struct kerf_timesim *ts, struct kerf_workload *w,
 {
 	struct kerf_ts_workload *x = &ts->wl[w->id];
 
+	if (w->idle_reclaim) {
+		ts->tenant[w->tenant].idle_reclaimed++;
+		ts->cls[w->class_idx].idle_reclaimed++;
+		preempted = false;
+	}
 	if (saved_ms > x->run_start_ms)
 		x->done_ms += saved_ms - x->run_start_ms;
 	if (x->done_ms > x->duration_ms - 1)
@@ -394,8 +411,12 @@ static int handshake(struct kerf_timesim *ts, const struct kerf_event *e,
 			rc = kerf_preempt_expire_one(&ts->st, v->id, ts->now_ms, err);
 			if (rc < 0)
 				return rc;
-			ts->tenant[v->tenant].lost_gpu_milli_ms += v->lost_gpu_milli_ms - before;
-			ts->cls[v->class_idx].lost_gpu_milli_ms += v->lost_gpu_milli_ms - before;
+			if (!v->idle_reclaim) {   /* idle work lost nothing of value */
+				ts->tenant[v->tenant].lost_gpu_milli_ms +=
+					v->lost_gpu_milli_ms - before;
+				ts->cls[v->class_idx].lost_gpu_milli_ms +=
+					v->lost_gpu_milli_ms - before;
+			}
 		}
 	}
 	return 0;
@@ -493,6 +514,8 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 	case KERF_EV_ACK:
 	case KERF_EV_DEADLINE:
 		return handshake(ts, e, err);
+	case KERF_EV_TIMER:
+		return 0;   /* only wakes the next cycle */
 	case KERF_EV_QUOTA:
 		return kerf_tenants_set_quota(&ts->st.tenants, ts->edits[e->a].tenant,
 					      &ts->edits[e->a].quota) < 0

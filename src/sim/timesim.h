@@ -49,6 +49,7 @@ struct kerf_ts_tenant_stats {
 	uint32_t finished;
 	uint32_t evicted;           /* by node failures */
 	uint32_t preempted;         /* evicted to make room for others */
+	uint32_t idle_reclaimed;    /* ended for holding GPUs idle */
 	__int128 lost_gpu_milli_ms; /* GPU time lost to preemption */
 	__int128 gpu_milli_ms;      /* integral of GPU quota in use */
 	int64_t share_milli_ms[KERF_TS_SHARE_BUCKETS]; /* GPU used per bucket */

@@ -1,5 +1,7 @@
 #include "sim/timesim_report.h"
 
+#include "core/budget.h"
+
 #include <inttypes.h>
 #include <jansson.h>
 #include <string.h>
@@ -92,6 +94,17 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 			s->preempted, (double)s->lost_gpu_milli_ms / 1000.0 / 3.6e6,
 			s->evicted);
 	}
+	for (size_t t = 1; t < tt->nr; t++) {
+		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
+
+		tenant_path(tt, (int)t, name, sizeof(name));
+		if (tt->t[t].budget.limit_milli_ms > 0)
+			fprintf(out, "%s: GPU-hour budget %.0f%% used in the current window\n",
+				name, (double)kerf_budget_used_pct(&tt->t[t]));
+		if (s->idle_reclaimed)
+			fprintf(out, "%s: %u workloads reclaimed for holding GPUs idle\n",
+				name, s->idle_reclaimed);
+	}
 	fprintf(out, "\n%-16s %11s %8s %8s %8s %9s %7s %s\n", "class", "started",
 		"wait p50", "p95", "p99", "preempted", "evicted",
 		"started within 60s");
@@ -141,6 +154,8 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 		json_object_set_new(x, "finished", json_integer(s->finished));
 		json_object_set_new(x, "evicted", json_integer(s->evicted));
 		json_object_set_new(x, "preempted", json_integer(s->preempted));
+		json_object_set_new(x, "idle_reclaimed", json_integer(s->idle_reclaimed));
+		json_object_set_new(x, "budget_used_pct", json_integer(kerf_budget_used_pct(&tt->t[t])));
 		json_object_set_new(x, "lost_gpu_hours", json_real((double)s->lost_gpu_milli_ms / 1000.0 / 3.6e6));
 		json_object_set_new(x, "wait_p50_s", json_real((double)kerf_ts_wait_pct(s, 50) / 1e3));
 		json_object_set_new(x, "wait_p95_s", json_real((double)kerf_ts_wait_pct(s, 95) / 1e3));

@@ -240,9 +240,126 @@ static void test_gang_waits_whole(void **state)
 	kerf_scenario_release(&sc);
 }
 
+/* When each workload first finished, by id (-1: never). */
+struct finish_watch {
+	int64_t at[256];
+};
+
+static int watch_finish(void *ctx, struct kerf_timesim *ts,
+			const struct kerf_event *ev)
+{
+	struct finish_watch *f = ctx;
+
+	check_state(NULL, ts, ev);
+	for (size_t i = 0; i < ts->st.nr_wl; i++) {
+		const struct kerf_workload *w = ts->st.wl[i];
+
+		if (w->id < 256 && w->state == KERF_WL_FINISHED && f->at[w->id] < 0)
+			f->at[w->id] = ts->now_ms;
+	}
+	return 0;
+}
+
+static void run_watching_finishes(struct kerf_timesim *ts,
+				  const struct kerf_scenario *sc,
+				  struct finish_watch *f)
+{
+	struct kerf_err err = { 0 };
+
+	for (int i = 0; i < 256; i++)
+		f->at[i] = -1;
+	if (kerf_timesim_init(ts, sc, &err) < 0)
+		fail_msg("%s", err.msg);
+	ts->hook = watch_finish;
+	ts->hook_ctx = f;
+	if (kerf_timesim_run(ts, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+/* 4. Budget exhaustion holds a tenant's new work and lets running work
+ * finish. */
+static void test_budget_holds_new_work(void **state)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	struct finish_watch f;
+	int64_t exhausted = -1;
+	int started = 0, held = 0, running_at_exhaustion = 0;
+
+	(void)state;
+	load(&sc, "budget.yaml");
+	run_watching_finishes(&ts, &sc, &f);
+	for (uint64_t i = 0; i < ts.st.nr_notices && i < KERF_NOTICES; i++)
+		if (ts.st.notices[i].kind == KERF_NOTICE_BUDGET &&
+		    ts.st.notices[i].pct == 100)
+			exhausted = ts.st.notices[i].at_ms;
+	assert_true(exhausted > 0);
+	for (size_t i = 0; i < ts.st.nr_wl; i++) {
+		const struct kerf_workload *w = ts.st.wl[i];
+
+		if (w->state == KERF_WL_PENDING) {
+			assert_int_equal(w->pending, KERF_PENDING_BUDGET);
+			assert_non_null(strstr(w->pending_text, "used its GPU-hour budget"));
+			held++;
+			continue;
+		}
+		started++;
+		/* nothing new started once the budget was spent */
+		assert_true(w->start_ms <= exhausted);
+		/* what was running then ran to its end, untouched */
+		assert_int_equal(w->state, KERF_WL_FINISHED);
+		assert_int_equal(w->nr_preemptions, 0);
+		assert_true(f.at[w->id] - w->start_ms >= 3600 * 1000);
+		running_at_exhaustion += f.at[w->id] > exhausted;
+	}
+	printf("# budget spent at %lld s: %d started, %d held, %d ran on past it\n",
+	       (long long)exhausted / 1000, started, held, running_at_exhaustion);
+	assert_true(held > 0 && running_at_exhaustion > 0);
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
+/* 5. An idle notebook holding a GPU is reclaimed after the configured
+ * time. */
+static void test_idle_notebook_reclaimed(void **state)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	struct finish_watch f;
+
+	(void)state;
+	load(&sc, "idle.yaml");
+	run_watching_finishes(&ts, &sc, &f);
+	for (size_t i = 0; i < ts.st.nr_wl; i++) {
+		const struct kerf_workload *w = ts.st.wl[i];
+
+		if (!strncmp(w->name, "notebook-", 9)) {
+			int64_t gone = f.at[w->id] - w->start_ms;
+
+			printf("# %s reclaimed %lld s after it started\n", w->name,
+			       (long long)gone / 1000);
+			assert_int_equal(w->state, KERF_WL_FINISHED);
+			assert_true(w->idle_reclaim);
+			/* 30 min idle + 60 s grace, to the next cycle */
+			assert_true(gone >= (1800 + 60) * 1000 &&
+				    gone <= (1800 + 60) * 1000 + 2 * sc.cycle_ms);
+		} else if (!strncmp(w->name, "train-", 6)) {
+			assert_false(w->idle_reclaim);       /* busy */
+			assert_int_equal(f.at[w->id] - w->start_ms, 3 * 3600 * 1000);
+		} else {
+			assert_false(w->idle_reclaim);       /* exempt class */
+			assert_int_equal(w->state, KERF_WL_RUNNING);
+		}
+	}
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_budget_holds_new_work),
+		cmocka_unit_test(test_idle_notebook_reclaimed),
 		cmocka_unit_test(test_gang_waits_whole),
 		cmocka_unit_test(test_production_meets_slo_under_flood),
 		cmocka_unit_test(test_reclaim_through_handshake),

@@ -1,0 +1,75 @@
+#include "core/budget.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const int32_t thresholds[] = { 50, 80, 100 };
+
+int32_t kerf_budget_used_pct(const struct kerf_tenant *t)
+{
+	if (t->budget.limit_milli_ms <= 0)
+		return 0;
+	return (int32_t)((__int128)t->budget.used_milli_ms * 100 /
+			 t->budget.limit_milli_ms);
+}
+
+void kerf_budget_account(struct kerf_state *st, int64_t dt_ms, int64_t now_ms)
+{
+	for (size_t k = 1; k < st->tenants.nr; k++) {
+		struct kerf_tenant *t = &st->tenants.t[k];
+		struct kerf_budget *b = &t->budget;
+		int64_t weighted = 0;
+		int32_t pct;
+
+		if (b->limit_milli_ms <= 0)
+			continue;
+		if (b->window_ms > 0 && now_ms - b->window_start_ms >= b->window_ms) {
+			/* a new window: what ran across the edge counts in it */
+			b->window_start_ms += (now_ms - b->window_start_ms) /
+					      b->window_ms * b->window_ms;
+			b->used_milli_ms = 0;
+			b->warned_pct = 0;
+			dt_ms = now_ms - b->window_start_ms < dt_ms
+					? now_ms - b->window_start_ms
+					: dt_ms;
+		}
+		for (int m = 0; m < (int)st->cluster.nr_models; m++)
+			weighted += t->usage.v[kerf_res_gpu(m)] *
+				    b->model_weight_pct[m] / 100;
+		b->used_milli_ms = kerf_qty_add(b->used_milli_ms,
+						kerf_qty_mul(weighted, dt_ms));
+		pct = kerf_budget_used_pct(t);
+		for (size_t i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++)
+			if (pct >= thresholds[i] && b->warned_pct < thresholds[i]) {
+				b->warned_pct = thresholds[i];
+				kerf_state_notice(st, KERF_NOTICE_BUDGET, (int)k, 0,
+						  thresholds[i], now_ms);
+			}
+	}
+}
+
+bool kerf_budget_holds(const struct kerf_state *st,
+		       const struct kerf_workload *w, int64_t now_ms, char *text,
+		       size_t size)
+{
+	for (int k = w->tenant; k > KERF_TENANT_ROOT; k = st->tenants.t[k].parent) {
+		const struct kerf_tenant *t = &st->tenants.t[k];
+		const struct kerf_budget *b = &t->budget;
+
+		if (b->limit_milli_ms <= 0 || b->used_milli_ms < b->limit_milli_ms)
+			continue;
+		if (b->action == KERF_BUDGET_PREEMPTIBLE_ONLY && !w->nonpreemptible)
+			continue;
+		snprintf(text, size,
+			 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h this window); %s waits until the window resets in %.1f h",
+			 t->name, (double)b->used_milli_ms / 3.6e9,
+			 (double)b->limit_milli_ms / 3.6e9,
+			 b->action == KERF_BUDGET_HOLD ? "new work"
+						       : "non-preemptible work",
+			 b->window_ms > 0
+				 ? (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6
+				 : 0.0);
+		return true;
+	}
+	return false;
+}
