@@ -35,6 +35,11 @@ static void sim_usage(FILE *out)
 		"  --json                    one JSON object per policy on stdout\n"
 		"  --jobs N                  worker threads (default: online CPUs)\n"
 		"  --policy-options S        key=value,... for the policy (see docs/placement.md)\n"
+		"  --defrag                  move best-effort pods to place pods that fit nowhere\n"
+		"  --defrag-moves-per-hour N budget (default 60)\n"
+		"  --defrag-lost-per-hour X  GPU-hours that moves may lose per hour (default 8)\n"
+		"  --arrival-s S             time between arrivals, for defrag (default 60)\n"
+		"  --checkpoint-s S          pods checkpoint this often, for defrag (default 1800)\n"
 		"\n"
 		"policies:\n",
 		KERF_POLICY_DEFAULT);
@@ -173,6 +178,11 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "policy-options", required_argument, NULL, 'o' },
+		{ "defrag", no_argument, NULL, 'D' },
+		{ "defrag-moves-per-hour", required_argument, NULL, 'M' },
+		{ "defrag-lost-per-hour", required_argument, NULL, 'L' },
+		{ "arrival-s", required_argument, NULL, 'A' },
+		{ "checkpoint-s", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -180,7 +190,17 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	const char *policies[MAX_POLICIES];
 	size_t nr_policies = 1, nr_seeds = 0;
 	uint64_t seeds[MAX_SEEDS];
-	struct kerf_run_opts opts = { .inflate_pct = 130 };
+	struct kerf_run_opts opts = {
+		.inflate_pct = 130,
+		.defrag_budget = {
+			.max_moves_per_hour = 60,
+			.max_lost_milli_ms_per_hour = 8LL * 1000 * 3600 * 1000,
+			.max_nodes = 8,
+			.max_moves_per_pod = 4,
+		},
+		.arrival_ms = 60 * 1000,
+		.checkpoint_ms = 30 * 60 * 1000,
+	};
 	struct kerf_openb trace;
 	struct kerf_err err = { 0 };
 	struct kerf_run *runs = NULL;
@@ -234,6 +254,31 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		case 'o':
 			opts.policy_options = optarg;
 			break;
+		case 'D':
+			opts.defrag = true;
+			break;
+		case 'M':
+		case 'L':
+		case 'A':
+		case 'C': {
+			char *end;
+			double v = strtod(optarg, &end);
+
+			if (*end || !(v >= 0 && v <= 1e9)) {
+				fprintf(stderr, "kerf sim openb: '%s': expected a non-negative number\n", optarg);
+				return 2;
+			}
+			if (c == 'M')
+				opts.defrag_budget.max_moves_per_hour = (uint32_t)v;
+			else if (c == 'L')
+				opts.defrag_budget.max_lost_milli_ms_per_hour =
+					(int64_t)(v * 1000 * 3600 * 1000);
+			else if (c == 'A')
+				opts.arrival_ms = (int64_t)(v * 1000);
+			else
+				opts.checkpoint_ms = (int64_t)(v * 1000);
+			break;
+		}
 		case 'h':
 			sim_usage(stdout);
 			return 0;

@@ -90,6 +90,12 @@ static void summarise(const struct kerf_run *runs, size_t n, int inflate,
 		wall += runs[i].wall_s;
 	}
 	sum->pods_mean = n ? pods / (double)n : 0;
+	for (size_t i = 0; i < n; i++) {
+		sum->defrag_moves_mean += (double)runs[i].defrag.moves / (double)n;
+		sum->defrag_rescued_mean += (double)runs[i].defrag.rescued / (double)n;
+		sum->defrag_lost_gpu_hours_mean +=
+			(double)runs[i].defrag.lost_milli_ms / 3.6e9 / (double)n;
+	}
 	sum->failed_pods_mean = n ? failed / (double)n : 0;
 	sum->run_wall_s_sum = wall;
 	sum->decisions_per_s = wall > 0 ? pods / wall : 0;
@@ -155,6 +161,7 @@ int kerf_batch_run(const struct kerf_openb *trace,
 					  b.errs[i].msg);
 	if (rc == 0) {
 		summarise(runs, nr_seeds, opts->inflate_pct, sum);
+		sum->defrag = opts->defrag;
 		sum->wall_s = now_s() - t0;
 	}
 	pthread_mutex_destroy(&b.lock);

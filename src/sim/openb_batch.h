@@ -23,6 +23,11 @@ struct kerf_batch_summary {
 	double wall_s;                  /* elapsed for the whole batch */
 	double run_wall_s_sum;          /* sum over runs */
 	double decisions_per_s;         /* pods per second of run time */
+	/* defragmentation, up to 100 % arrival, mean over runs */
+	bool defrag;
+	double defrag_moves_mean;
+	double defrag_rescued_mean;
+	double defrag_lost_gpu_hours_mean;
 	double curve_mean[KERF_CURVE_MAX_PCT + 1];
 	double curve_sd[KERF_CURVE_MAX_PCT + 1];
 };

@@ -16,6 +16,10 @@ void kerf_report_table_row(FILE *out, const struct kerf_batch_summary *s)
 		s->policy, s->unalloc_pct_100_mean, s->unalloc_pct_100_sd,
 		s->alloc_pct_end_mean, s->failed_pods_mean, s->decisions_per_s,
 		s->wall_s);
+	if (s->defrag)
+		fprintf(out, "%-15s   defrag up to 100%% arrival: %.1f pods placed by %.1f moves, %.2f GPU-hours lost (means)\n",
+			"", s->defrag_rescued_mean, s->defrag_moves_mean,
+			s->defrag_lost_gpu_hours_mean);
 }
 
 static json_t *real_or_null(double v)
@@ -80,6 +84,12 @@ int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
 	json_object_set_new(o, "failed_gpus_100_by_class",
 			    failed_by_class(runs, nr_runs));
 	json_object_set_new(o, "failed_pods_mean", json_real(s->failed_pods_mean));
+	if (s->defrag) {
+		json_object_set_new(o, "defrag_moves_mean", json_real(s->defrag_moves_mean));
+		json_object_set_new(o, "defrag_rescued_mean", json_real(s->defrag_rescued_mean));
+		json_object_set_new(o, "defrag_lost_gpu_hours_mean",
+				    json_real(s->defrag_lost_gpu_hours_mean));
+	}
 	json_object_set_new(o, "decisions_per_s", json_real(s->decisions_per_s));
 	json_object_set_new(o, "wall_s", json_real(s->wall_s));
 	rc = json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));

@@ -75,8 +75,9 @@ static int build_requests(const struct kerf_openb *trace,
 
 static int run_sequence(struct kerf_sched *s, struct kerf_cluster *c,
 			const struct kerf_pod *reqs, const uint32_t *seq,
-			size_t nr_seq, struct kerf_run *out,
-			struct curve_acc *acc)
+			size_t nr_seq, const bool *movable,
+			const struct kerf_run_opts *opts, struct kerf_defrag *d,
+			struct kerf_run *out, struct curve_acc *acc)
 {
 	int64_t cap = out->gpu_milli_capacity, arrived = 0, used = 0;
 
@@ -87,9 +88,19 @@ static int run_sequence(struct kerf_sched *s, struct kerf_cluster *c,
 		enum kerf_code code = kerf_sched_place(
 			s, c, p, &b, out->nr_failed == 0 ? &st : NULL);
 		int64_t g = kerf_pod_gpu_milli_total(p), bin;
+		int64_t now = (int64_t)i * opts->arrival_ms;
 
 		if (code == KERF_INTERNAL)
 			return -KERF_EINVAL;
+		if (d && code != KERF_FIT &&
+		    kerf_defrag_rescue(d, s, c, (uint32_t)i, p, now,
+				       opts->checkpoint_ms, &b))
+			code = KERF_FIT;
+		if (d && code == KERF_FIT)
+			kerf_defrag_placed(d, (uint32_t)i, p, b, movable[seq[i]], now);
+		/* the moves that count toward the figure at 100 % arrival */
+		if (d && (arrived + g) * 100 <= cap * 100 + cap / 2)
+			out->defrag = d->stats;
 		arrived += g;
 		if (code == KERF_FIT) {
 			used += g;
@@ -126,6 +137,8 @@ int kerf_openb_run(const struct kerf_openb *trace,
 	struct kerf_sched sched;
 	struct curve_acc *acc = NULL;
 	struct kerf_pod *reqs = NULL;
+	struct kerf_defrag defrag;
+	bool *movable = NULL;
 	uint32_t *order = NULL, *seq = NULL;
 	size_t nr_seq = 0;
 	struct kerf_rng rng;
@@ -192,7 +205,24 @@ int kerf_openb_run(const struct kerf_openb *trace,
 	if (rc < 0)
 		goto out_cluster;
 	kerf_sched_init(&sched, &pol);
-	rc = run_sequence(&sched, &cluster, reqs, seq, nr_seq, out, acc);
+	if (opts->defrag) {
+		movable = calloc(trace->nr_pods, sizeof(*movable));
+		if (!movable || kerf_defrag_init(&defrag, nr_seq, cluster.nr_nodes,
+						 &opts->defrag_budget) < 0) {
+			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			kerf_sched_release(&sched);
+			kerf_policy_release(&pol);
+			goto out_cluster;
+		}
+		for (size_t i = 0; i < trace->nr_pods; i++)
+			movable[i] = !strcmp(trace->pods[i].qos, "BE");
+	}
+	rc = run_sequence(&sched, &cluster, reqs, seq, nr_seq, movable, opts,
+			  opts->defrag ? &defrag : NULL, out, acc);
+	if (opts->defrag) {
+		out->defrag_all = defrag.stats;
+		kerf_defrag_release(&defrag);
+	}
 	if (rc < 0)
 		kerf_err_set(err, rc, "policy '%s' produced an invalid binding",
 			     opts->policy);
@@ -214,6 +244,7 @@ out_free:
 	free(seq);
 	free(order);
 	free(acc);
+	free(movable);
 	out->wall_s = now_s() - t0;
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "core/defrag.h"
 #include "core/framework.h"
 #include "sim/openb.h"
 
@@ -38,6 +39,8 @@ struct kerf_run {
 	double alloc_pct_end;           /* allocation at arrived = inflate_pct */
 	double wall_s;
 	struct kerf_sched_stats stats;
+	struct kerf_defrag_stats defrag; /* moves made before 100 % arrival */
+	struct kerf_defrag_stats defrag_all; /* over the whole run */
 	size_t first_failure_pod;       /* trace index of the first dropped pod */
 	char first_failure[KERF_REASON_MAX]; /* why it was dropped; "" if none */
 };
@@ -47,6 +50,16 @@ struct kerf_run_opts {
 	const char *policy_options;     /* may be NULL */
 	uint64_t seed;
 	int inflate_pct;                /* 130 = the published 1.3 */
+	/*
+	 * Defragmentation (core/defrag.h): best-effort (qos BE) pods may be
+	 * moved to make room for a pod that fits nowhere.  The FGD method has
+	 * no clock, so arrivals are taken to come arrival_ms apart and pods to
+	 * checkpoint every checkpoint_ms from their start.
+	 */
+	bool defrag;
+	struct kerf_defrag_budget defrag_budget;
+	int64_t arrival_ms;
+	int64_t checkpoint_ms;
 };
 
 int kerf_openb_run(const struct kerf_openb *trace,
