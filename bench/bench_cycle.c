@@ -36,9 +36,10 @@
  * Each repetition builds the scenario from scratch (same seed, so the same
  * state), then:
  *   1. fill: workloads of the teams in proportion to their nominal quota
- *      are submitted and admitted by cycles (t = 0, 1, 2 ... min) until
- *      --fill percent (default 90) of the GPUs are in use; what a fill cycle
- *      could not admit stays pending (shown as "fill left");
+ *      are submitted and admitted by up to 8 cycles, one a minute from
+ *      t = 0, until --fill percent (default 90) of the GPUs are in use; what
+ *      a fill cycle could not admit stays pending and is counted among the
+ *      pending of the timed cycles (the line under the rows says how many);
  *   2. at t = 2 h, when every running workload is past its minimum
  *      runtime, P pending workloads are submitted (spread over the last P
  *      ms, from random teams);
@@ -49,9 +50,11 @@
  *                victims' grace has not run out);
  *        freed   10 s later still, after --finish running workloads
  *                (default 25, chosen at random, victims excluded) finished.
- * A row shows the median and the largest of the repetitions, the CPU time
- * of the median run's kind (median), the cycle's own statistics
- * (struct kerf_cycle_stats) and the sched's node evaluations in the cycle.
+ * A row shows the median and the largest wall time of the repetitions, the
+ * median CPU time of the process over the cycle (wall > cpu: the machine is
+ * busy with something else), the cycle's own statistics (struct
+ * kerf_cycle_stats) and the sched's selects and node evaluations in the
+ * cycle.  "goal" compares the median wall time with 50 ms.
  * The statistics of every repetition must be identical (the core is
  * deterministic); a row whose are not says "stats vary".
  * kerf_state_check runs after every repetition, outside the timing.

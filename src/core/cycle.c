@@ -32,6 +32,7 @@ struct cycle_ctx {
 	uint8_t *eff;               /* allowed and not reserved, per node */
 	const struct kerf_workload *reserver;
 	bool keep_off;              /* the workload placed now must avoid it */
+	bool no_preempt;            /* a first, tentative attempt: no searches */
 };
 
 /*
@@ -487,13 +488,13 @@ static bool probe(void *ctx, struct kerf_workload *w)
 {
 	struct cycle_ctx *x = ctx;
 	struct kerf_quota_verdict qv;
-	struct kerf_status why;
 	struct kerf_res req;
 	uint64_t flavors = quota_flavors(x->st, w, &qv);
 	uint32_t nr;
 	bool ok;
 
-	if (!flavors || !place_gang(x, w, flavors, &nr, &why))
+	/* no reasons wanted: a probe's failure is not shown to anyone */
+	if (!flavors || !place_gang(x, w, flavors, &nr, NULL))
 		return false;
 	request_placed(x->st, w, x->scratch, nr, &req);
 	ok = kerf_quota_fits(&x->st->tenants, w->tenant, &req, w->nonpreemptible,
@@ -510,7 +511,7 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	char names[160] = "";
 	size_t off = 0;
 
-	if (w->nr_victims > 0 || x->plans_left <= 0)
+	if (w->nr_victims > 0 || x->plans_left <= 0 || x->no_preempt)
 		return;
 	x->plans_left--;
 	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan))
@@ -809,8 +810,10 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		    x.st->classes.c[w->class_idx].value >
 			    x.st->classes.c[x.reserver->class_idx].value) {
 			x.keep_off = true;
+			x.no_preempt = true;
 			try_admit(&x, w, stats);
 			x.keep_off = false;
+			x.no_preempt = false;
 			if (w->state == KERF_WL_RUNNING)
 				continue;
 		}

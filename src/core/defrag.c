@@ -325,6 +325,101 @@ undo_evictions:
 	return ok;
 }
 
+/* The only pod on GPU g of node, or NONE (no pod, or several). */
+static uint32_t lone_pod(const struct kerf_defrag *d, uint32_t node, int g)
+{
+	uint32_t found = KERF_DEFRAG_NONE;
+
+	for (uint32_t i = d->head[node]; i != KERF_DEFRAG_NONE; i = d->pods[i].next) {
+		if (!(d->pods[i].b.gpus >> g & 1))
+			continue;
+		if (found != KERF_DEFRAG_NONE)
+			return KERF_DEFRAG_NONE;
+		found = i;
+	}
+	return found;
+}
+
+/* The partly used GPU (not node/g) where p fits with least room left. */
+static bool best_partial(const struct kerf_cluster *c, const struct kerf_pod *p,
+			 uint32_t node, int g, struct kerf_binding *to)
+{
+	int32_t best_left = KERF_GPU_MILLI;
+	bool found = false;
+
+	for (uint32_t m = 0; m < c->nr_nodes; m++) {
+		const struct kerf_node *n = &c->nodes[m];
+
+		if (n->cordoned || (p->model_mask && !(p->model_mask >> n->model & 1)) ||
+		    n->cpu_free_milli < p->cpu_milli || n->mem_free_mib < p->mem_mib ||
+		    n->gpu_free_milli_sum == n->nr_gpus * KERF_GPU_MILLI)
+			continue;
+		for (int h = 0; h < n->nr_gpus; h++) {
+			int32_t f = n->gpu_free_milli[h];
+
+			if ((m == node && h == g) || f == KERF_GPU_MILLI ||
+			    !kerf_gpu_fits(n, h, p) || f - p->gpu_milli >= best_left)
+				continue;
+			best_left = f - p->gpu_milli;
+			*to = (struct kerf_binding){ .node = m, .gpus = (uint16_t)(1u << h) };
+			found = true;
+		}
+	}
+	return found;
+}
+
+uint32_t kerf_defrag_consolidate(struct kerf_defrag *d, struct kerf_sched *s,
+				 struct kerf_cluster *c, int64_t now_ms,
+				 int64_t checkpoint_every_ms, uint32_t max_moves)
+{
+	uint32_t moves = 0;
+
+	if (c->nr_nodes != d->nr_nodes)
+		return 0;
+	if (now_ms - d->window_start_ms >= HOUR_MS) {
+		d->window_start_ms = now_ms - (now_ms - d->window_start_ms) % HOUR_MS;
+		d->window_moves = 0;
+		d->window_lost = 0;
+	}
+	for (uint32_t node = 0; node < c->nr_nodes && moves < max_moves; node++) {
+		const struct kerf_node *n = &c->nodes[node];
+
+		for (int g = 0; g < n->nr_gpus && moves < max_moves; g++) {
+			uint32_t i = lone_pod(d, node, g);
+			struct kerf_defrag_pod *p;
+			struct kerf_binding to;
+			int64_t lost;
+
+			if (i == KERF_DEFRAG_NONE)
+				continue;
+			p = &d->pods[i];
+			if (!p->movable || !kerf_pod_is_fraction(&p->req) ||
+			    !best_partial(c, &p->req, node, g, &to))
+				continue;
+			lost = lost_if_moved(p, now_ms, checkpoint_every_ms);
+			if (d->window_moves + 1 > d->budget.max_moves_per_hour ||
+			    d->window_lost + lost > d->budget.max_lost_milli_ms_per_hour)
+				return moves;
+			if (kerf_sched_unreserve(s, c, &p->req, p->b, NULL) < 0)
+				continue;
+			if (kerf_sched_reserve(s, c, &p->req, to, NULL) < 0) {
+				kerf_sched_reserve(s, c, &p->req, p->b, NULL);
+				continue;
+			}
+			unlink_pod(d, i);
+			p->b = to;
+			p->started_ms = now_ms;
+			link_pod(d, i);
+			d->window_moves++;
+			d->window_lost += lost;
+			d->stats.moves++;
+			d->stats.lost_milli_ms += lost;
+			moves++;
+		}
+	}
+	return moves;
+}
+
 bool kerf_defrag_rescue(struct kerf_defrag *d, struct kerf_sched *s,
 			struct kerf_cluster *c, uint32_t i,
 			const struct kerf_pod *req, int64_t now_ms,

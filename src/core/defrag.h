@@ -101,4 +101,14 @@ bool kerf_defrag_rescue(struct kerf_defrag *d, struct kerf_sched *s,
 			const struct kerf_pod *req, int64_t now_ms,
 			int64_t checkpoint_every_ms, struct kerf_binding *b);
 
+/*
+ * Consolidation, ahead of need: a GPU held by a single movable fraction is
+ * emptied by moving that fraction onto the partly used GPU it fits best
+ * (least room left), freeing a whole GPU for the pods that need one.  At
+ * most max_moves moves (and within the budget).  Returns the moves made.
+ */
+uint32_t kerf_defrag_consolidate(struct kerf_defrag *d, struct kerf_sched *s,
+				 struct kerf_cluster *c, int64_t now_ms,
+				 int64_t checkpoint_every_ms, uint32_t max_moves);
+
 #endif /* KERF_CORE_DEFRAG_H */

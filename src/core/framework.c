@@ -112,6 +112,26 @@ void kerf_sched_observe(struct kerf_sched *s, const struct kerf_pod *p)
 	observe_slots(s, s->policy->scorers, s->policy->nr_scorers, p);
 }
 
+/*
+ * The cache entry's reason byte: bit 7 = unresolvable, bits 0..6 = index +
+ * 1 of a constant reason in s->reasons (0: none or not constant).
+ */
+static uint8_t reason_byte(struct kerf_sched *s, const struct kerf_status *st)
+{
+	uint8_t b = st->code == KERF_UNRESOLVABLE ? 0x80 : 0;
+	int i;
+
+	if (!st->fixed)
+		return b;
+	for (i = 0; i < s->nr_reasons; i++)
+		if (s->reasons[i] == st->fixed)
+			return (uint8_t)(b | (i + 1));
+	if (s->nr_reasons == KERF_SCHED_REASONS)
+		return b;
+	s->reasons[s->nr_reasons++] = st->fixed;
+	return (uint8_t)(b | s->nr_reasons);
+}
+
 /* Run every filter, then every scorer, on one node; fills e. */
 static void eval_node(struct kerf_sched *s, const struct kerf_cluster *c,
 		      const struct kerf_node *n, const struct kerf_pod *p,
@@ -126,11 +146,15 @@ static void eval_node(struct kerf_sched *s, const struct kerf_cluster *c,
 	e->fit = 0;
 	e->score = 0;
 	e->gpus = 0;
+	e->pad = 0;
 	for (int i = 0; i < pol->nr_filters; i++) {
 		const struct kerf_policy_slot *f = &pol->filters[i];
+		struct kerf_status fst = { .code = KERF_FIT };
 
-		if (f->plugin->filter(f->priv, c, n, p, NULL) != KERF_FIT)
+		if (f->plugin->filter(f->priv, c, n, p, &fst) != KERF_FIT) {
+			e->pad = reason_byte(s, &fst);
 			return;
+		}
 	}
 	for (int i = 0; i < pol->nr_scorers; i++) {
 		const struct kerf_policy_slot *sc = &pol->scorers[i];
@@ -161,10 +185,27 @@ struct reason_count {
 	uint32_t count;
 };
 
+/* Count n nodes with reason why (up to REASON_KINDS kinds). */
+static void count_reason(struct reason_count *reasons, int *nr, const char *why,
+			 uint32_t n)
+{
+	int k;
+
+	for (k = 0; k < *nr; k++)
+		if (strcmp(reasons[k].text, why) == 0)
+			break;
+	if (k == *nr && *nr < REASON_KINDS) {
+		snprintf(reasons[k].text, sizeof(reasons[k].text), "%s", why);
+		(*nr)++;
+	}
+	if (k < *nr)
+		reasons[k].count += n;
+}
+
 /* Say why no node fits, kube-scheduler style. */
 static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		    const struct kerf_pod *p, const uint8_t *allowed,
-		    struct kerf_status *st)
+		    const struct kerf_cache_entry *row, struct kerf_status *st)
 {
 	const struct kerf_policy *pol = s->policy;
 	struct reason_count reasons[REASON_KINDS];
@@ -177,10 +218,41 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 	if (!st)
 		return;
 	memset(reasons, 0, sizeof(reasons));
+	/* fast path: every verdict is in the cache row with a constant reason */
+	if (row) {
+		uint32_t counts[KERF_SCHED_REASONS + 1] = { 0 };
+		uint8_t order[KERF_SCHED_REASONS];
+		int nr_order = 0;
+		bool complete = true;
+
+		for (size_t i = 0; i < c->nr_nodes && complete; i++) {
+			uint8_t r = row[i].pad & 0x7f;
+
+			if (allowed && !allowed[i])
+				continue;
+			nr_seen++;
+			if (row[i].stamp != c->nodes[i].stamp || row[i].fit || !r) {
+				complete = false;
+				break;
+			}
+			if (counts[r]++ == 0)
+				order[nr_order++] = r;   /* first-seen order */
+			if (!(row[i].pad & 0x80))
+				resolvable = true;
+		}
+		if (complete) {
+			for (int k = 0; k < nr_order; k++)
+				count_reason(reasons, &nr_reasons,
+					     s->reasons[order[k] - 1],
+					     counts[order[k]]);
+			goto write;
+		}
+		nr_seen = 0;
+		resolvable = false;
+	}
 	for (size_t i = 0; i < c->nr_nodes; i++) {
 		struct kerf_status fst = { .code = KERF_FIT };
 		const char *why = "no GPU choice";
-		int k;
 
 		if (allowed && !allowed[i])
 			continue;
@@ -196,17 +268,9 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 			why = fst.reason;
 		if (fst.code != KERF_UNRESOLVABLE)
 			resolvable = true;
-		for (k = 0; k < nr_reasons; k++)
-			if (strcmp(reasons[k].text, why) == 0)
-				break;
-		if (k == nr_reasons && nr_reasons < REASON_KINDS) {
-			snprintf(reasons[k].text, sizeof(reasons[k].text), "%s",
-				 why);
-			nr_reasons++;
-		}
-		if (k < nr_reasons)
-			reasons[k].count++;
+		count_reason(reasons, &nr_reasons, why, 1);
 	}
+write:
 	off = (size_t)snprintf(buf, sizeof(buf), "0/%zu nodes are available",
 			       nr_seen);
 	for (int k = 0; k < nr_reasons && off < sizeof(buf); k++)
@@ -260,7 +324,7 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 		}
 	}
 	if (best == SIZE_MAX) {
-		explain(s, c, p, allowed, st);
+		explain(s, c, p, allowed, row, st);
 		return st ? st->code : KERF_UNSCHEDULABLE;
 	}
 	b->node = (uint32_t)best;

@@ -96,9 +96,14 @@ struct kerf_sched_stats {
 	uint64_t nr_cache_hits;
 };
 
+enum { KERF_SCHED_REASONS = 127 };
+
 struct kerf_sched {
 	struct kerf_policy *policy;  /* borrowed */
 	bool cacheable;              /* every plug-in is pure */
+	/* constant reasons seen from filters, by index + 1 in cache entries */
+	const char *reasons[KERF_SCHED_REASONS];
+	int nr_reasons;
 	struct kerf_score_cache cache;
 	struct kerf_sched_stats stats;
 };

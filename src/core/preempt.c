@@ -128,6 +128,34 @@ static bool request_on_model(const struct kerf_workload *w, int f,
 }
 
 /*
+ * Could evicting v help w at all?  Only if v holds something on a node
+ * whose GPU model w may use (any node, for CPU-only work).
+ */
+static bool helps(const struct kerf_state *st, const struct kerf_workload *w,
+		  const struct kerf_workload *v)
+{
+	uint64_t models = 0;
+	bool gpu = false;
+
+	for (int i = 0; i < w->nr_sets; i++) {
+		if (w->sets[i].req.nr_gpus == 0)
+			return true;   /* CPU-only pods can go anywhere */
+		gpu = true;
+		models |= w->sets[i].req.model_mask ? w->sets[i].req.model_mask
+						    : UINT64_MAX;
+	}
+	if (!gpu)
+		return true;
+	for (uint32_t k = 0; k < v->nr_bound; k++) {
+		const struct kerf_node *n = &st->cluster.nodes[v->pods[k].b.node];
+
+		if (n->nr_gpus > 0 && (models >> n->model & 1))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Could w reclaim: stay within its tenant's nominal on some flavor, counting
  * the workloads of its tenant that already wait for victims of their own
  * (together they must fit, or reclaims of one tenant overlap and thrash)?
@@ -180,6 +208,8 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		    now_ms - v->start_ms < pc->min_runtime_ms ||
 		    thrashed(v, now_ms))
 			continue;
+		if (!helps(st, w, v))
+			continue;
 		by_priority = pc->value < value;
 		by_reclaim = reclaim && v->borrowed && pc->value <= value &&
 			     v->tenant != w->tenant;
@@ -191,11 +221,39 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		};
 	}
 	qsort(cand, nr, sizeof(*cand), cmp_candidates);
-	/* greedy: lift candidates until w fits */
-	for (size_t i = 0; i < nr && nr_chosen < KERF_MAX_VICTIMS && !ok; i++) {
+	/*
+	 * Greedy in the candidates' order: the shortest prefix that makes w
+	 * fit.  Lift them all and probe once; if that is not enough, nothing
+	 * is; otherwise find the prefix by bisection (fits() is monotone in
+	 * the prefix: more room never hurts).
+	 */
+	if (nr > KERF_MAX_VICTIMS)
+		nr = KERF_MAX_VICTIMS;
+	for (size_t i = 0; i < nr; i++) {
 		lift(st, s, cand[i].w);
 		chosen[nr_chosen++] = cand[i].w;
-		ok = fits(ctx, w);
+	}
+	ok = nr_chosen > 0 && fits(ctx, w);
+	if (ok) {
+		size_t lo = 1, hi = nr_chosen, lifted = nr_chosen;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			while (lifted > mid)
+				restore(st, s, chosen[--lifted]);
+			while (lifted < mid)
+				lift(st, s, chosen[lifted++]);
+			if (fits(ctx, w))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		while (lifted > lo)
+			restore(st, s, chosen[--lifted]);
+		while (lifted < lo)
+			lift(st, s, chosen[lifted++]);
+		nr_chosen = lo;
 	}
 	if (ok) {
 		/* prune: put back every victim w can do without */

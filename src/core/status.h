@@ -19,10 +19,18 @@ enum { KERF_REASON_MAX = 256 };
 struct kerf_status {
 	enum kerf_code code;
 	const char *plugin;   /* static name of the plug-in that decided */
+	const char *fixed;    /* the reason when it is a constant string, else NULL */
 	char reason[KERF_REASON_MAX];
 };
 
 const char *kerf_code_name(enum kerf_code code);
+
+/*
+ * A verdict whose reason is a constant string (no formatting: the fast path
+ * of filters, which the scheduler then counts by pointer).
+ */
+void kerf_status_fixed(struct kerf_status *st, enum kerf_code code,
+		       const char *plugin, const char *text);
 
 void kerf_status_set(struct kerf_status *st, enum kerf_code code,
 		     const char *plugin, const char *fmt, ...)

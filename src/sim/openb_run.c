@@ -98,6 +98,11 @@ static int run_sequence(struct kerf_sched *s, struct kerf_cluster *c,
 			code = KERF_FIT;
 		if (d && code == KERF_FIT)
 			kerf_defrag_placed(d, (uint32_t)i, p, b, movable[seq[i]], now);
+		/* consolidate ahead of need once the cluster fills up */
+		if (d && opts->consolidate_every > 0 && i % opts->consolidate_every == 0 &&
+		    used * 100 >= cap * opts->consolidate_from_pct)
+			kerf_defrag_consolidate(d, s, c, now, opts->checkpoint_ms,
+						opts->consolidate_moves);
 		/* the moves that count toward the figure at 100 % arrival */
 		if (d && (arrived + g) * 100 <= cap * 100 + cap / 2)
 			out->defrag = d->stats;

@@ -60,6 +60,9 @@ struct kerf_run_opts {
 	struct kerf_defrag_budget defrag_budget;
 	int64_t arrival_ms;
 	int64_t checkpoint_ms;
+	uint32_t consolidate_every;     /* arrivals between passes; 0 = never */
+	uint32_t consolidate_moves;     /* moves per pass */
+	int consolidate_from_pct;       /* of GPU allocated */
 };
 
 int kerf_openb_run(const struct kerf_openb *trace,

@@ -19,7 +19,7 @@ static enum kerf_code fit_filter(void *priv, const struct kerf_cluster *c,
 	code = (m == KERF_MISFIT_MODEL || m == KERF_MISFIT_GPU_COUNT)
 		       ? KERF_UNRESOLVABLE
 		       : KERF_UNSCHEDULABLE;
-	kerf_status_set(st, code, "fit", "%s", kerf_misfit_text(m));
+	kerf_status_fixed(st, code, "fit", kerf_misfit_text(m));
 	return code;
 }
 
