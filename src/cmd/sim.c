@@ -21,7 +21,8 @@ enum { MAX_SEEDS = 1000, MAX_POLICIES = 16 };
 static void sim_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: kerf sim                      run the built-in demo\n"
+		"usage: kerf sim                      the built-in demo: a multi-tenant day\n"
+		"       kerf sim placement            the placement demo: kerf against FGD\n"
 		"       kerf sim run FILE [--json]     run a time-mode scenario (docs/scenario.md)\n"
 		"       kerf sim check [--runs N] [--seed S]\n"
 		"                                     random scenarios, invariants after every event\n"
@@ -56,11 +57,13 @@ int kerf_cmd_sim(int argc, char **argv)
 		return kerf_cmd_sim_check(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return kerf_cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "placement"))
+		return kerf_cmd_sim_demo(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		sim_usage(stdout);
 		return 0;
 	}
-	return kerf_cmd_sim_demo(argc, argv);
+	return kerf_cmd_sim_day(argc, argv);
 }
 
 static int parse_u64(const char *s, uint64_t *out)

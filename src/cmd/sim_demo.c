@@ -1,7 +1,7 @@
 /*
- * kerf sim (no arguments): the built-in demo.  Generates a mixed cluster and
- * a workload, replays it with the FGD method under four policies, and says
- * in a few lines what kerf did better and why a pod it dropped was dropped.
+ * kerf sim placement: the placement demo.  Generates a mixed cluster and a
+ * workload, replays it with the FGD method under four policies, and says in
+ * a few lines what kerf did better and why a pod it dropped was dropped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +66,7 @@ int kerf_cmd_sim_demo(int argc, char **argv)
 	int status = 0;
 
 	if (argc > 1) {
-		fprintf(stderr, "kerf sim: unexpected argument '%s' (try 'kerf sim --help')\n",
+		fprintf(stderr, "kerf sim placement: unexpected argument '%s' (try 'kerf sim --help')\n",
 			argv[1]);
 		return 2;
 	}
@@ -80,7 +80,7 @@ int kerf_cmd_sim_demo(int argc, char **argv)
 		kerf_openb_release(&trace);
 		return 1;
 	}
-	printf("kerf sim: built-in demo\n");
+	printf("kerf sim placement: kerf against FGD on a generated GPU-sharing workload\n");
 	describe_cluster(&trace);
 	describe_workload(&trace);
 	kerf_report_table_head(stdout);

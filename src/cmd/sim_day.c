@@ -1,0 +1,116 @@
+/*
+ * kerf sim (no arguments): the built-in demo, a day on a shared cluster
+ * (src/sim/demo_day.c) through the real core, its report, and a few lines
+ * on what the controls did: production's start times, shares against
+ * entitlements, preemptions and the work they cost, budgets, idle GPUs.
+ */
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+#include "core/budget.h"
+#include "sim/demo_day.h"
+#include "sim/timesim.h"
+#include "sim/timesim_report.h"
+
+static void summary(const struct kerf_timesim *ts)
+{
+	const struct kerf_tenants *tt = &ts->st.tenants;
+	uint32_t preempted = 0, idle = 0, evicted = 0;
+	double lost = 0;
+
+	printf("\nwhat the controls did:\n");
+	for (int c = 0; c < ts->st.classes.nr; c++) {
+		const struct kerf_ts_tenant_stats *s = &ts->cls[c];
+
+		if (ts->st.classes.c[c].preemptible || s->nr_waits == 0)
+			continue;
+		printf("  %s: %zu of %u started, %.1f%% within 60 s, p99 wait %.0f s, never preempted (%u)\n",
+		       ts->st.classes.c[c].name, s->nr_waits, s->submitted,
+		       (double)kerf_ts_slo_ppm(s) / 1e4,
+		       (double)kerf_ts_wait_pct(s, 99) / 1e3, s->preempted);
+	}
+	for (size_t t = 1; t < tt->nr; t++) {
+		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
+
+		preempted += s->preempted;
+		idle += s->idle_reclaimed;
+		evicted += s->evicted;
+		if (tt->t[t].nr_children == 0)
+			lost += (double)s->lost_gpu_milli_ms / 3.6e9;
+		if (tt->t[t].budget.limit_milli_ms > 0) {
+			int64_t spent = -1;
+
+			for (uint64_t i = 0; i < ts->st.nr_notices && i < KERF_NOTICES; i++)
+				if (ts->st.notices[i].kind == KERF_NOTICE_BUDGET &&
+				    ts->st.notices[i].tenant == (int)t &&
+				    ts->st.notices[i].pct == 100 && spent < 0)
+					spent = ts->st.notices[i].at_ms;
+			if (spent >= 0)
+				printf("  %s spent its %.0f GPU-hour budget after %.1f h; from then only its preemptible work was admitted\n",
+				       tt->t[t].name,
+				       (double)tt->t[t].budget.limit_milli_ms / 3.6e9,
+				       (double)spent / 3.6e6);
+			else
+				printf("  %s: GPU-hour budget %d%% used\n", tt->t[t].name,
+				       kerf_budget_used_pct(&tt->t[t]));
+		}
+	}
+	printf("  %u preemptions (lower priority, or borrowed quota reclaimed) through the checkpoint handshake lost %.1f GPU-hours of work\n",
+	       preempted, lost);
+	printf("  %u idle notebooks gave their GPUs back after 30 minutes below 5%% utilisation\n",
+	       idle);
+	printf("  every invariant held after each of %llu events (run 'kerf sim check' for random scenarios)\n",
+	       (unsigned long long)ts->nr_events);
+	(void)evicted;
+}
+
+static int check_each(void *ctx, struct kerf_timesim *ts,
+		      const struct kerf_event *ev)
+{
+	struct kerf_err *err = ctx;
+
+	(void)ev;
+	return kerf_state_check(&ts->st, err) < 0 ? 1 : 0;
+}
+
+int kerf_cmd_sim_day(int argc, char **argv)
+{
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	struct kerf_err err = { 0 };
+	size_t gpus = 0;
+	int rc;
+
+	if (argc > 1) {
+		fprintf(stderr, "kerf sim: unexpected argument '%s' (try 'kerf sim --help')\n",
+			argv[1]);
+		return 2;
+	}
+	if (kerf_demo_day(&sc, &err) < 0 || kerf_timesim_init(&ts, &sc, &err) < 0) {
+		fprintf(stderr, "kerf sim: %s\n", err.msg);
+		return 1;
+	}
+	ts.hook = check_each;
+	ts.hook_ctx = &err;
+	rc = kerf_timesim_run(&ts, &err);
+	if (rc != 0) {
+		fprintf(stderr, "kerf sim: %s\n", err.msg);
+		kerf_timesim_release(&ts);
+		kerf_scenario_release(&sc);
+		return 1;
+	}
+	for (size_t i = 0; i < ts.st.cluster.nr_nodes; i++)
+		gpus += ts.st.cluster.nodes[i].nr_gpus;
+	printf("kerf sim: a day on a shared cluster (built-in demo; kerf sim --help for more)\n");
+	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
+	       ts.st.cluster.nr_nodes, gpus);
+	printf("tenants:  product/serving (production inference), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
+	printf("work:     %zu workloads in 24 h: inference, 64-GPU pretraining gangs, finetunes, sweeps, notebooks\n\n",
+	       ts.st.nr_wl);
+	kerf_ts_report_text(stdout, &ts);
+	summary(&ts);
+	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+	return 0;
+}
