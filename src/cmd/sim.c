@@ -27,6 +27,8 @@ static void sim_usage(FILE *out)
 		"       kerf sim check [--runs N] [--seed S]\n"
 		"                                     random scenarios, invariants after every event\n"
 		"       kerf sim openb --nodes FILE --pods FILE [options]\n"
+		"       kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n"
+		"                                     the trace in time mode, tenants by qos\n"
 		"\n"
 		"openb options:\n"
 		"  --policy NAME[,NAME]|all  policies to run (default: %s)\n"
@@ -53,6 +55,8 @@ int kerf_cmd_sim(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "openb"))
 		return kerf_cmd_sim_openb(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "openb-replay"))
+		return kerf_cmd_sim_replay(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return kerf_cmd_sim_check(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))

@@ -18,7 +18,7 @@ void kerf_budget_account(struct kerf_state *st, int64_t dt_ms, int64_t now_ms)
 	for (size_t k = 1; k < st->tenants.nr; k++) {
 		struct kerf_tenant *t = &st->tenants.t[k];
 		struct kerf_budget *b = &t->budget;
-		int64_t weighted = 0;
+		int64_t weighted = 0, ran_ms = dt_ms;
 		int32_t pct;
 
 		if (b->limit_milli_ms <= 0)
@@ -29,15 +29,15 @@ void kerf_budget_account(struct kerf_state *st, int64_t dt_ms, int64_t now_ms)
 					      b->window_ms * b->window_ms;
 			b->used_milli_ms = 0;
 			b->warned_pct = 0;
-			dt_ms = now_ms - b->window_start_ms < dt_ms
-					? now_ms - b->window_start_ms
-					: dt_ms;
+			if (now_ms - b->window_start_ms < ran_ms)
+				ran_ms = now_ms - b->window_start_ms;
 		}
 		for (int m = 0; m < (int)st->cluster.nr_models; m++)
-			weighted += t->usage.v[kerf_res_gpu(m)] *
-				    b->model_weight_pct[m] / 100;
+			weighted = kerf_qty_add(
+				weighted, kerf_qty_mul(t->usage.v[kerf_res_gpu(m)],
+						       b->model_weight_pct[m]) / 100);
 		b->used_milli_ms = kerf_qty_add(b->used_milli_ms,
-						kerf_qty_mul(weighted, dt_ms));
+						kerf_qty_mul(weighted, ran_ms));
 		pct = kerf_budget_used_pct(t);
 		for (size_t i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++)
 			if (pct >= thresholds[i] && b->warned_pct < thresholds[i]) {
@@ -60,15 +60,21 @@ bool kerf_budget_holds(const struct kerf_state *st,
 			continue;
 		if (b->action == KERF_BUDGET_PREEMPTIBLE_ONLY && !w->nonpreemptible)
 			continue;
-		snprintf(text, size,
-			 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h this window); %s waits until the window resets in %.1f h",
-			 t->name, (double)b->used_milli_ms / 3.6e9,
-			 (double)b->limit_milli_ms / 3.6e9,
-			 b->action == KERF_BUDGET_HOLD ? "new work"
-						       : "non-preemptible work",
-			 b->window_ms > 0
-				 ? (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6
-				 : 0.0);
+		if (b->window_ms > 0)
+			snprintf(text, size,
+				 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h this window); %s waits until the window resets in %.1f h",
+				 t->name, (double)b->used_milli_ms / 3.6e9,
+				 (double)b->limit_milli_ms / 3.6e9,
+				 b->action == KERF_BUDGET_HOLD ? "new work"
+							       : "non-preemptible work",
+				 (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6);
+		else
+			snprintf(text, size,
+				 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h, no window); %s waits until the budget is raised",
+				 t->name, (double)b->used_milli_ms / 3.6e9,
+				 (double)b->limit_milli_ms / 3.6e9,
+				 b->action == KERF_BUDGET_HOLD ? "new work"
+							       : "non-preemptible work");
 		return true;
 	}
 	return false;

@@ -33,7 +33,49 @@ struct cycle_ctx {
 	const struct kerf_workload *reserver;
 	bool keep_off;              /* the workload placed now must avoid it */
 	bool no_preempt;            /* a first, tentative attempt: no searches */
+	/* room freed for waiting preemptors (see kerf_preempt_start) */
+	int32_t *held;              /* per node: highest holder's class value */
+	bool any_held;
 };
+
+enum { NOT_HELD = INT32_MIN };
+
+/* Held nodes: the victims' nodes of every preemptor still waiting. */
+static void hold_nominated(struct cycle_ctx *x)
+{
+	const struct kerf_state *st = x->st;
+
+	for (size_t i = 0; i < st->cluster.nr_nodes; i++)
+		x->held[i] = NOT_HELD;
+	x->any_held = false;
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		const struct kerf_workload *w = st->wl[i];
+		int32_t v = st->classes.c[w->class_idx].value;
+
+		if (w->state != KERF_WL_PENDING)
+			continue;
+		for (uint32_t k = 0; k < w->nr_nominated; k++) {
+			uint32_t n = w->nominated[k];
+
+			if (n < st->cluster.nr_nodes && x->held[n] < v)
+				x->held[n] = v;
+			x->any_held = true;
+		}
+	}
+}
+
+/* May w use node n, held or not? Higher classes and its holders may. */
+static bool may_use_node(const struct cycle_ctx *x,
+			 const struct kerf_workload *w, uint32_t n)
+{
+	if (x->held[n] == NOT_HELD ||
+	    x->st->classes.c[w->class_idx].value > x->held[n])
+		return true;
+	for (uint32_t k = 0; k < w->nr_nominated; k++)
+		if (w->nominated[k] == n)
+			return true;
+	return false;
+}
 
 /*
  * Weighted dominant share of each tenant, in parts per million per unit
@@ -213,10 +255,15 @@ static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 	struct kerf_cluster *c = &x->st->cluster;
 	uint32_t placed = 0;
 
-	/* backfill stays off the nodes held for the reserved gang */
-	if (x->keep_off) {
+	/*
+	 * backfill stays off the nodes held for the reserved gang, and
+	 * lower work off the room freed for a waiting preemptor
+	 */
+	if (x->keep_off || x->any_held) {
 		for (size_t i = 0; i < c->nr_nodes; i++)
-			x->eff[i] = (!allowed || allowed[i]) && !x->reserved[i];
+			x->eff[i] = (!allowed || allowed[i]) &&
+				    !(x->keep_off && x->reserved[i]) &&
+				    (!x->any_held || may_use_node(x, w, (uint32_t)i));
 		allowed = x->eff;
 	}
 
@@ -511,7 +558,11 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	char names[160] = "";
 	size_t off = 0;
 
-	if (w->nr_victims > 0 || x->plans_left <= 0 || x->no_preempt)
+	if (w->nr_victims > 0)
+		return;
+	/* its victims are gone and it still does not fit: plan anew */
+	kerf_preempt_unnominate(w);
+	if (x->plans_left <= 0 || x->no_preempt)
 		return;
 	x->plans_left--;
 	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan))
@@ -686,6 +737,10 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	if (!fitting)
 		goto over_quota;
 	h = gang_hash(w, fitting) ^ (x->keep_off ? 0x5bd1e995u : 0);
+	/* held room: what fails for one class or holder may fit another */
+	if (x->any_held)
+		h ^= ((uint64_t)(uint32_t)st->classes.c[w->class_idx].value << 32) ^
+		     (w->nr_nominated ? (uint64_t)w->id * 0x9e3779b97f4a7c15ULL : 0);
 	if (failed_before(x, h)) {
 		stats->nr_capacity++;
 		if (w->nr_victims == 0)
@@ -746,6 +801,11 @@ over_quota:
 admitted:
 	if (w->nr_victims > 0)
 		cancel_victims(x->st, w);
+	if (w->nr_nominated) {
+		/* what it did not need of the held room is free again */
+		kerf_preempt_unnominate(w);
+		hold_nominated(x);
+	}
 	stats->nr_admitted++;
 }
 
@@ -772,10 +832,11 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.allowed = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
 	x.reserved = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
 	x.eff = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
+	x.held = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) * sizeof(*x.held));
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
-	    !pending || !tmp) {
+	    !x.held || !pending || !tmp) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -791,6 +852,7 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		pending[nr++] = w;
 	}
 	stats->nr_pending = (uint32_t)nr;
+	hold_nominated(&x);
 	tenant_shares(&x);
 	sort_pending(&x, pending, tmp, nr);
 	/* the reservation of the last cycle holds while its gang waits */
@@ -847,6 +909,7 @@ out:
 	free(x.allowed);
 	free(x.reserved);
 	free(x.eff);
+	free(x.held);
 	free(pending);
 	free(tmp);
 	return rc;

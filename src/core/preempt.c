@@ -280,17 +280,42 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 	return ok;
 }
 
+static bool has_node(const uint32_t *nodes, uint32_t nr, uint32_t node)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (nodes[i] == node)
+			return true;
+	return false;
+}
+
 void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 			const struct kerf_preempt_plan *plan, int64_t now_ms)
 {
+	uint32_t nr_pods = 0;
+
+	for (uint32_t i = 0; i < plan->nr; i++)
+		nr_pods += kerf_state_find(st, plan->victims[i])->nr_bound;
+	kerf_preempt_unnominate(w);
+	/* without memory for the list the room is simply not held */
+	w->nominated = nr_pods ? malloc(nr_pods * sizeof(*w->nominated)) : NULL;
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
 		int64_t grace = st->classes.c[v->class_idx].checkpoint_grace_ms;
 
 		v->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
 		v->preempted_by = w->id;
+		for (uint32_t k = 0; w->nominated && k < v->nr_bound; k++)
+			if (!has_node(w->nominated, w->nr_nominated, v->pods[k].b.node))
+				w->nominated[w->nr_nominated++] = v->pods[k].b.node;
 	}
 	w->nr_victims = plan->nr;
+}
+
+void kerf_preempt_unnominate(struct kerf_workload *w)
+{
+	free(w->nominated);
+	w->nominated = NULL;
+	w->nr_nominated = 0;
 }
 
 /* v leaves now: lost work recorded, queued again. */

@@ -21,10 +21,13 @@
  *
  * The handshake: each victim is asked to checkpoint by a deadline
  * (now + its class's checkpoint grace).  It leaves at its acknowledgement
- * (kerf_preempt_ack) or at the deadline (kerf_preempt_expire), whichever is
- * first; it is queued again, and the GPU time since its last checkpoint is
- * recorded as lost.  The preemptor waits (WaitingForPreemption) without
+ * (kerf_preempt_ack) or at the first cycle at or after the deadline
+ * (kerf_preempt_expire), whichever is first; it is queued again, and the
+ * GPU time from its last checkpoint to when it leaves is recorded as lost.  The preemptor waits (WaitingForPreemption) without
  * causing more preemptions, and goes first once its victims are gone.
+ * Meanwhile it is nominated to its victims' nodes: the room they free is
+ * held for it, and no workload of its class or below is placed there (a
+ * victim must not come straight back onto the GPUs it just gave up).
  */
 #ifndef KERF_CORE_PREEMPT_H
 #define KERF_CORE_PREEMPT_H
@@ -61,9 +64,12 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		       kerf_fits_fn fits, void *ctx,
 		       struct kerf_preempt_plan *plan);
 
-/* Start the handshake for every victim of plan, for w. */
+/* Start the handshake for every victim of plan, for w; nominate w. */
 void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 			const struct kerf_preempt_plan *plan, int64_t now_ms);
+
+/* w no longer waits on its victims' nodes (admitted, or planning again). */
+void kerf_preempt_unnominate(struct kerf_workload *w);
 
 /* A victim acknowledged its checkpoint: it leaves now, losing nothing. */
 int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,

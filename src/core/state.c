@@ -50,6 +50,7 @@ void kerf_state_release(struct kerf_state *st)
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		free(st->wl[i]->pods);
 		free(st->wl[i]->evicted_by);
+		free(st->wl[i]->nominated);
 		free(st->wl[i]);
 	}
 	free(st->wl);
@@ -95,6 +96,8 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;
 	copy->evicted_by = NULL;
+	copy->nominated = NULL;
+	copy->nr_nominated = 0;
 	copy->nr_preemptions = 0;
 	copy->preempt_deadline_ms = 0;
 	copy->nr_victims = 0;
@@ -149,7 +152,7 @@ static int give_back(struct kerf_state *st, uint32_t id, struct kerf_err *err,
 		return kerf_err_set(err, -KERF_ENOTFOUND, "workload %" PRIu32 ": not found", id);
 	if (w->state != KERF_WL_RUNNING)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "workload '%s': finish of a workload that is not running",
+				    "workload '%s': not running",
 				    w->name);
 	for (uint32_t k = w->nr_bound; k-- > 0;) {
 		rc = kerf_cluster_unbind(&st->cluster, &w->sets[w->pods[k].set].req,
@@ -205,6 +208,10 @@ int kerf_state_requeue(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	if (rc == 0) {
 		w->state = KERF_WL_PENDING;
 		w->pending = KERF_PENDING_REQUEUED;
+		/* idling belongs to a run: the next starts without a stretch */
+		w->idle_since_ms = -1;
+		w->idle_notified = false;
+		w->idle_reclaim = false;
 		snprintf(w->pending_text, sizeof(w->pending_text),
 			 "lost its pods; waiting to be placed again");
 	}

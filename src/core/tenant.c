@@ -128,6 +128,8 @@ int kerf_tenants_add(struct kerf_tenants *tt, const char *name, int parent,
 	memset(t, 0, sizeof(*t));
 	memcpy(t->name, name, len + 1);
 	t->parent = parent;
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		t->budget.model_weight_pct[m] = 100;
 	t->depth = tt->t[parent].depth + 1;
 	t->weight = weight;
 	if (quota)
@@ -229,6 +231,25 @@ bool kerf_quota_fits(const struct kerf_tenants *tt, int leaf,
 }
 
 /* Recompute the claims on the path of leaf in dimension i. */
+/*
+ * Parent p's sum of child claims after one child's claim went from old to
+ * new.  Exact while nothing saturates; once a term or the sum is at
+ * KERF_QTY_INF the sum is taken again, saturating, from the children.
+ */
+static int64_t child_sum_after(const struct kerf_tenants *tt, int p, int i,
+			       int64_t old, int64_t new)
+{
+	int64_t sum = tt->t[p].child_claims.v[i];
+
+	if (sum != KERF_QTY_INF && old != KERF_QTY_INF && new != KERF_QTY_INF)
+		return kerf_qty_add(sum - old, new);
+	sum = 0;
+	for (size_t j = (size_t)p + 1; j < tt->nr; j++)
+		if (tt->t[j].parent == p)
+			sum = kerf_qty_add(sum, tt->t[j].claim.v[i]);
+	return sum;
+}
+
 static void update_claims(struct kerf_tenants *tt, int leaf, int i)
 {
 	int t = leaf;
@@ -241,8 +262,8 @@ static void update_claims(struct kerf_tenants *tt, int leaf, int i)
 		x->claim.v[i] = claim_of(x, i, base);
 		if (x->parent < 0 || x->claim.v[i] == old)
 			return;
-		tt->t[x->parent].child_claims.v[i] += x->claim.v[i] - old;
-		base = tt->t[x->parent].child_claims.v[i];
+		base = child_sum_after(tt, x->parent, i, old, x->claim.v[i]);
+		tt->t[x->parent].child_claims.v[i] = base;
 		t = x->parent;
 	}
 }
@@ -368,6 +389,19 @@ int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
 	memcpy(copy, tt->t, tt->nr * sizeof(*copy));
+	/* counters in range first: the sums below need them >= 0 */
+	for (size_t k = 0; k < tt->nr && rc == 0; k++) {
+		const struct kerf_tenant *x = &tt->t[k];
+
+		for (int i = 0; i < KERF_MAX_RES && rc == 0; i++)
+			if (x->usage.v[i] < 0 || x->usage_np.v[i] < 0 ||
+			    x->usage_np.v[i] > x->usage.v[i] ||
+			    x->usage_own.v[i] < 0 || x->usage_own.v[i] > x->usage.v[i] ||
+			    x->claim.v[i] < 0 || x->child_claims.v[i] < 0)
+				rc = kerf_err_set(err, -KERF_ERANGE,
+						  "tenant '%s': usage counter out of range",
+						  x->name);
+	}
 	/* usage of an internal tenant is the sum of its children's */
 	for (size_t k = tt->nr; k-- > 0 && rc == 0;) {
 		const struct kerf_tenant *x = &tt->t[k];
@@ -398,17 +432,15 @@ int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err)
 		const struct kerf_tenant *x = &tt->t[k];
 
 		for (int i = 0; i < tt->nr_res && rc == 0; i++) {
-			if (x->usage.v[i] < 0 || x->usage_np.v[i] < 0 ||
-			    x->usage_np.v[i] > x->usage.v[i] ||
-			    x->usage_own.v[i] < 0 || x->usage_own.v[i] > x->usage.v[i])
-				rc = kerf_err_set(err, -KERF_ERANGE,
-						  "tenant '%s': usage counter out of range",
-						  x->name);
-			else if (claims[k].v[i] != x->claim.v[i] ||
-				 copy[k].child_claims.v[i] != x->child_claims.v[i])
+			if (claims[k].v[i] != x->claim.v[i])
 				rc = kerf_err_set(err, -KERF_ERANGE,
 						  "tenant '%s': claim %" PRId64 " kept, %" PRId64 " recomputed",
 						  x->name, x->claim.v[i], claims[k].v[i]);
+			else if (copy[k].child_claims.v[i] != x->child_claims.v[i])
+				rc = kerf_err_set(err, -KERF_ERANGE,
+						  "tenant '%s': children's claims %" PRId64 " kept, %" PRId64 " recomputed",
+						  x->name, x->child_claims.v[i],
+						  copy[k].child_claims.v[i]);
 		}
 	}
 	free(copy);

@@ -196,7 +196,9 @@ void kerf_quota_release_own(struct kerf_tenants *tt, int leaf,
 
 /*
  * Recompute usage sums and claims from the leaves and compare: the
- * invariant walker.  Also reports a claim over its limit.
+ * invariant walker: counters in range, sums equal to the children's,
+ * claims as recomputed.  A claim over its limit is not an error here (a
+ * quota edit below usage leaves one until the work ends).
  */
 int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err);
 

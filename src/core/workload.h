@@ -89,6 +89,8 @@ struct kerf_workload {
 	uint32_t *evicted_by;        /* every workload that evicted it, owned */
 	int64_t evicted_at[3];       /* its last three evictions (ring) */
 	uint32_t nr_victims;         /* pending: victims still leaving */
+	uint32_t *nominated;         /* pending preemptor: its victims' nodes, owned */
+	uint32_t nr_nominated;       /* entries in nominated[] */
 	uint32_t nr_preemptions;     /* times it was evicted for others */
 	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
 	/* idle reclamation (core/idle.h) */

@@ -1595,6 +1595,7 @@ void kerf_scenario_release(struct kerf_scenario *sc)
 	free(sc->nodes);
 	free(sc->tenants);
 	free(sc->generators);
+	free(sc->arrivals);
 	kerf_scenario_init(sc);
 }
 

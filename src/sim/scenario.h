@@ -89,6 +89,20 @@ struct kerf_scn_generator {
 	int32_t utilisation_pct;          /* mean GPU utilisation, 0..100 */
 };
 
+/*
+ * One workload of a replayed trace: it arrives at at_ms and runs for
+ * duration_ms.  Tenant and class are indexes into the built state (a trace
+ * replay builds its state itself, see kerf_timesim_init_state).
+ */
+struct kerf_scn_arrival {
+	char name[KERF_SCN_NAME_MAX];
+	int tenant;
+	int class_idx;
+	int64_t at_ms;
+	int64_t duration_ms;
+	struct kerf_podset set;
+};
+
 struct kerf_scenario {
 	char name[KERF_SCN_NAME_MAX];
 	uint64_t seed;
@@ -102,6 +116,8 @@ struct kerf_scenario {
 	size_t nr_tenants;
 	struct kerf_scn_generator *generators;
 	size_t nr_generators;
+	struct kerf_scn_arrival *arrivals;  /* a replayed trace, by time */
+	size_t nr_arrivals;
 };
 
 void kerf_scenario_init(struct kerf_scenario *sc);

@@ -78,18 +78,39 @@ static int push(struct kerf_timesim *ts, int64_t at, enum kerf_ev_kind kind,
 	});
 }
 
+static int init_with_state(struct kerf_timesim *ts,
+			   const struct kerf_scenario *sc, struct kerf_err *err);
+
 int kerf_timesim_init(struct kerf_timesim *ts, const struct kerf_scenario *sc,
 		      struct kerf_err *err)
 {
-	size_t ng = sc->nr_generators;
 	int rc;
 
 	memset(ts, 0, sizeof(*ts));
-	ts->sc = sc;
-	kerf_evq_init(&ts->q);
 	rc = kerf_scenario_build(sc, &ts->st, err);
 	if (rc < 0)
 		return rc;
+	return init_with_state(ts, sc, err);
+}
+
+int kerf_timesim_init_state(struct kerf_timesim *ts,
+			    const struct kerf_scenario *sc,
+			    struct kerf_state *st, struct kerf_err *err)
+{
+	memset(ts, 0, sizeof(*ts));
+	ts->st = *st;
+	memset(st, 0, sizeof(*st));
+	return init_with_state(ts, sc, err);
+}
+
+static int init_with_state(struct kerf_timesim *ts,
+			   const struct kerf_scenario *sc, struct kerf_err *err)
+{
+	size_t ng = sc->nr_generators;
+	int rc = 0;
+
+	ts->sc = sc;
+	kerf_evq_init(&ts->q);
 	rc = kerf_policy_build(&ts->pol, sc->policy[0] ? sc->policy : KERF_POLICY_DEFAULT,
 			       &(struct kerf_policy_args){ .cluster = &ts->st.cluster,
 							   .seed = sc->seed },
@@ -129,6 +150,10 @@ int kerf_timesim_init(struct kerf_timesim *ts, const struct kerf_scenario *sc,
 		    push(ts, gen->start_ms, KERF_EV_ARRIVAL, (uint32_t)g, 0, 0) < 0)
 			rc = -KERF_ENOMEM;
 	}
+	for (size_t i = 0; i < sc->nr_arrivals && rc == 0; i++)
+		if (sc->arrivals[i].at_ms <= ts->horizon_ms)
+			rc = push(ts, sc->arrivals[i].at_ms, KERF_EV_ARRIVAL,
+				  (uint32_t)i, 1, 0);
 	if (rc == 0)
 		rc = push(ts, 0, KERF_EV_CYCLE, 0, 0, 0);
 	ts->dirty = true;
@@ -241,6 +266,36 @@ static void advance(struct kerf_timesim *ts, int64_t to_ms)
 	ts->now_ms = to_ms;
 }
 
+/* A workload of a replayed trace arrives. */
+static int trace_arrival(struct kerf_timesim *ts, uint32_t i,
+			 struct kerf_err *err)
+{
+	const struct kerf_scn_arrival *a = &ts->sc->arrivals[i];
+	struct kerf_workload w = {
+		.tenant = a->tenant,
+		.class_idx = a->class_idx,
+		.nr_sets = 1,
+		.min_count = a->set.count,
+	};
+	struct kerf_ts_workload *x;
+	int id;
+
+	memcpy(w.name, a->name, sizeof(w.name));
+	w.sets[0] = a->set;
+	id = kerf_state_submit(&ts->st, &w, ts->now_ms, err);
+	if (id < 0)
+		return id;
+	x = ts_wl(ts, (uint32_t)id);
+	if (!x)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	x->duration_ms = a->duration_ms > 0 ? a->duration_ms : 1;
+	x->generator = UINT32_MAX;
+	x->first_start_ms = -1;
+	ts->tenant[w.tenant].submitted++;
+	ts->cls[w.class_idx].submitted++;
+	return 0;
+}
+
 static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 {
 	const struct kerf_scn_generator *gen = &ts->sc->generators[g];
@@ -304,7 +359,7 @@ static int started(struct kerf_timesim *ts, struct kerf_workload *w,
 	/* the run picks up from its last checkpoint */
 	w->last_checkpoint_ms = ts->now_ms;
 	/* how busy it keeps its GPUs; idle work is due for reclamation */
-	{
+	if (x->generator != UINT32_MAX) {
 		const struct kerf_scn_generator *gen = &ts->sc->generators[x->generator];
 		const struct kerf_idle_policy *p =
 			kerf_idle_policy_of(&ts->st, w->tenant);
@@ -391,9 +446,13 @@ static int handshake(struct kerf_timesim *ts, const struct kerf_event *e,
 	    ts->wl[e->a].runs != e->gen)
 		return 0;
 	if (e->kind == KERF_EV_ACK) {
+		bool idle = w->idle_reclaim;
+
 		lost_before = w->lost_gpu_milli_ms;
 		account_leave(ts, w, ts->now_ms, true);
 		rc = kerf_preempt_ack(&ts->st, w->id, ts->now_ms, err);
+		if (idle)   /* idle work lost nothing of value */
+			return rc;
 		ts->tenant[w->tenant].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
 		ts->cls[w->class_idx].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
 		return rc;
@@ -405,13 +464,14 @@ static int handshake(struct kerf_timesim *ts, const struct kerf_event *e,
 		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
 		    v->preempt_deadline_ms <= ts->now_ms) {
 			int64_t before = v->lost_gpu_milli_ms;
+			bool idle = v->idle_reclaim;   /* the run's flags end with it */
 
 			account_leave(ts, v, last_periodic(&ts->wl[v->id], ts->now_ms),
 				      true);
 			rc = kerf_preempt_expire_one(&ts->st, v->id, ts->now_ms, err);
 			if (rc < 0)
 				return rc;
-			if (!v->idle_reclaim) {   /* idle work lost nothing of value */
+			if (!idle) {   /* idle work lost nothing of value */
 				ts->tenant[v->tenant].lost_gpu_milli_ms +=
 					v->lost_gpu_milli_ms - before;
 				ts->cls[v->class_idx].lost_gpu_milli_ms +=
@@ -498,7 +558,7 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 		ts->dirty = true;
 	switch (e->kind) {
 	case KERF_EV_ARRIVAL:
-		return arrival(ts, e->a, err);
+		return e->b ? trace_arrival(ts, e->a, err) : arrival(ts, e->a, err);
 	case KERF_EV_CYCLE:
 		return cycle(ts, err);
 	case KERF_EV_FINISH:

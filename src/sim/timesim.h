@@ -98,6 +98,14 @@ struct kerf_timesim {
 
 int kerf_timesim_init(struct kerf_timesim *ts, const struct kerf_scenario *sc,
 		      struct kerf_err *err);
+
+/*
+ * The same with a state built by the caller (taken over; left empty), for
+ * trace replays whose cluster and tenants do not come from a scenario file.
+ */
+int kerf_timesim_init_state(struct kerf_timesim *ts,
+			    const struct kerf_scenario *sc,
+			    struct kerf_state *st, struct kerf_err *err);
 void kerf_timesim_release(struct kerf_timesim *ts);
 
 /* Schedule node i down (true) or up at at_ms. */

@@ -1,0 +1,478 @@
+/*
+ * test_state: the scheduling state.  Submission validates the workload,
+ * its tenant (a leaf) and class, and stores a clean pending copy; the
+ * invariant walker catches each kind of corruption (node usage unlike what
+ * running workloads hold, pods held by work that is not running, a gang
+ * short of min_count, quota usage, non-preemptible usage or own usage
+ * unlike the charges); requeue gives everything back, keeps the
+ * submission time and says Requeued, and a victim that leaves that way is
+ * one less for its preemptor to wait for.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/cycle.h"
+#include "core/policy.h"
+#include "core/preempt.h"
+
+#define GPU KERF_RES_GPU0
+
+struct fx {
+	struct kerf_state st;
+	struct kerf_policy pol;
+	struct kerf_sched s;
+	int org, a, b;          /* tenants */
+	int prod, batch;        /* classes */
+};
+
+/* Two nodes of 8 GPUs; cluster -> org -> team-a, team-b; no quotas. */
+static void setup(struct fx *f)
+{
+	struct kerf_cluster c;
+	struct kerf_tenants tt;
+	struct kerf_classes cl;
+	struct kerf_priority_class pc = { .value = 1000, .preemptible = false };
+
+	memset(f, 0, sizeof(*f));
+	kerf_cluster_init(&c);
+	assert_int_equal(kerf_cluster_model(&c, "h100", 81920, NULL), 0);
+	assert_int_equal(kerf_cluster_add_node(&c, "n0", 64000, 524288, 0, 8,
+					       NULL), 0);
+	assert_int_equal(kerf_cluster_add_node(&c, "n1", 64000, 524288, 0, 8,
+					       NULL), 1);
+	assert_int_equal(kerf_tenants_init(&tt, kerf_res_count(&c)), 0);
+	f->org = kerf_tenants_add(&tt, "org", KERF_TENANT_ROOT, NULL, 1, NULL);
+	f->a = kerf_tenants_add(&tt, "team-a", f->org, NULL, 1, NULL);
+	f->b = kerf_tenants_add(&tt, "team-b", f->org, NULL, 1, NULL);
+	assert_int_equal(f->b, 3);
+	kerf_classes_init(&cl);
+	snprintf(pc.name, sizeof(pc.name), "production");
+	f->prod = kerf_classes_add(&cl, &pc, NULL);
+	snprintf(pc.name, sizeof(pc.name), "batch");
+	pc.value = 100;
+	pc.preemptible = true;
+	pc.checkpoint_grace_ms = 1000;
+	f->batch = kerf_classes_add(&cl, &pc, NULL);
+	assert_int_equal(kerf_state_init(&f->st, &c, &tt, &cl, NULL), 0);
+	assert_int_equal(kerf_policy_build(&f->pol, "first-fit",
+					   &(struct kerf_policy_args){ .cluster = &f->st.cluster },
+					   NULL), 0);
+	kerf_sched_init(&f->s, &f->pol);
+}
+
+static void teardown(struct fx *f)
+{
+	kerf_sched_release(&f->s);
+	kerf_policy_release(&f->pol);
+	kerf_state_release(&f->st);
+}
+
+/* A valid gang of pods pods of gpus GPUs each, named "x". */
+static struct kerf_workload gang(int tenant, int cls, uint32_t pods, int gpus)
+{
+	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
+				   .nr_sets = 1, .min_count = pods,
+				   .name = "x" };
+
+	w.sets[0] = (struct kerf_podset){
+		.req = { .cpu_milli = 1000, .mem_mib = 1024,
+			 .nr_gpus = (uint8_t)gpus, .gpu_milli = 1000 },
+		.count = pods,
+	};
+	return w;
+}
+
+static uint32_t submit(struct fx *f, int tenant, int cls, uint32_t pods,
+		       int gpus, int64_t now)
+{
+	struct kerf_workload w = gang(tenant, cls, pods, gpus);
+	int id;
+
+	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
+	id = kerf_state_submit(&f->st, &w, now, NULL);
+	assert_true(id > 0);
+	return (uint32_t)id;
+}
+
+static struct kerf_workload *wl(const struct fx *f, uint32_t id)
+{
+	struct kerf_workload *w = kerf_state_find(&f->st, id);
+
+	assert_non_null(w);
+	return w;
+}
+
+static void state_ok(const struct fx *f)
+{
+	struct kerf_err err = { 0 };
+
+	if (kerf_state_check(&f->st, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static void cycle(struct fx *f, int64_t now)
+{
+	struct kerf_cycle_stats stats;
+	struct kerf_err err = { 0 };
+
+	if (kerf_cycle_run(&f->s, &f->st, now, &stats, &err) < 0)
+		fail_msg("%s", err.msg);
+	state_ok(f);
+}
+
+static void expect_corrupt(const struct fx *f, const char *msg)
+{
+	struct kerf_err err = { 0 };
+
+	assert_int_equal(kerf_state_check(&f->st, &err), -KERF_ERANGE);
+	assert_string_equal(err.msg, msg);
+}
+
+static void expect_refused(struct fx *f, const struct kerf_workload *w,
+			   int code, const char *msg)
+{
+	struct kerf_err err = { 0 };
+	size_t nr = f->st.nr_wl;
+	uint32_t next = f->st.next_id;
+
+	assert_int_equal(kerf_state_submit(&f->st, w, 0, &err), code);
+	assert_string_equal(err.msg, msg);
+	assert_int_equal(f->st.nr_wl, nr);
+	assert_int_equal(f->st.next_id, next);
+}
+
+static void test_init_takes_capacity(void **state)
+{
+	struct fx f;
+	const struct kerf_res *cap;
+
+	(void)state;
+	setup(&f);
+	cap = &f.st.tenants.t[KERF_TENANT_ROOT].quota.nominal;
+	assert_int_equal(cap->v[KERF_RES_CPU], 128000);
+	assert_int_equal(cap->v[KERF_RES_MEM], 2 * 524288);
+	assert_int_equal(cap->v[GPU], 16000);
+	assert_int_equal(f.st.next_id, 1);
+	assert_int_equal(f.st.nr_wl, 0);
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_submit_stores_clean_copy(void **state)
+{
+	struct fx f;
+	struct kerf_workload w = gang(0, 0, 2, 1), *x;
+	struct kerf_wl_pod bogus;
+
+	(void)state;
+	setup(&f);
+	w.tenant = f.a;
+	w.class_idx = f.prod;
+	/* whatever the caller left in the running fields is dropped */
+	w.state = KERF_WL_RUNNING;
+	w.pods = &bogus;
+	w.nr_bound = 2;
+	w.charged.v[GPU] = 2000;
+	w.borrowed = true;
+	w.nr_victims = 3;
+	w.preempt_deadline_ms = 5;
+	w.idle_since_ms = 7;
+	w.idle_reclaim = true;
+	w.submit_ms = 99;
+	w.pending = KERF_PENDING_QUOTA;
+	assert_int_equal(kerf_state_submit(&f.st, &w, 42, NULL), 1);
+	assert_int_equal(kerf_state_submit(&f.st, &w, 43, NULL), 2);
+	x = wl(&f, 1);
+	assert_ptr_not_equal(x, &w);
+	assert_int_equal(x->id, 1);
+	assert_string_equal(x->name, "x");
+	assert_int_equal(x->state, KERF_WL_PENDING);
+	assert_null(x->pods);
+	assert_int_equal(x->nr_bound, 0);
+	assert_int_equal(x->charged.v[GPU], 0);
+	assert_false(x->borrowed);
+	assert_int_equal(x->nr_victims, 0);
+	assert_int_equal(x->preempt_deadline_ms, 0);
+	assert_int_equal(x->idle_since_ms, -1);
+	assert_false(x->idle_reclaim);
+	assert_int_equal(x->util_pct, 100);
+	assert_int_equal(x->submit_ms, 42);
+	assert_int_equal(x->pending, KERF_PENDING_NEW);
+	assert_true(x->nonpreemptible);
+	assert_int_equal(wl(&f, 2)->submit_ms, 43);
+	assert_null(kerf_state_find(&f.st, 3));
+	assert_null(kerf_state_find(&f.st, 0));
+	w.class_idx = f.batch;
+	assert_int_equal(kerf_state_submit(&f.st, &w, 44, NULL), 3);
+	assert_false(wl(&f, 3)->nonpreemptible);
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_submit_validation_messages(void **state)
+{
+	struct fx f;
+	struct kerf_workload w;
+
+	(void)state;
+	setup(&f);
+	w = gang(KERF_TENANT_ROOT, 1, 2, 1);
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': tenant must be a leaf of the tenant tree");
+	w.tenant = f.org;
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': tenant must be a leaf of the tenant tree");
+	w.tenant = 4;
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': tenant must be a leaf of the tenant tree");
+	w.tenant = -1;
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': tenant must be a leaf of the tenant tree");
+
+	w = gang(f.a, 2, 2, 1);
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown priority class");
+	w.class_idx = -1;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown priority class");
+
+	w = gang(f.a, f.batch, 2, 1);
+	w.nr_sets = 0;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': pod sets: 0, must be 1..8");
+	w.nr_sets = 9;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': pod sets: 9, must be 1..8");
+
+	w = gang(f.a, f.batch, 2, 1);
+	w.sets[0].count = 0;
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': pod set 0: count must be at least 1");
+
+	w = gang(f.a, f.batch, 2, 1);
+	w.nr_sets = 2;
+	w.sets[1] = w.sets[0];
+	w.sets[1].req.gpu_milli = 1500;
+	expect_refused(&f, &w, -KERF_EINVAL,
+		       "workload 'x': pod set 1: gpu_milli 1500: must be 1..1000 for a GPU pod");
+
+	w = gang(f.a, f.batch, 2, 1);
+	w.min_count = 3;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 3 must be 1..2");
+	w.min_count = 0;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 0 must be 1..2");
+
+	w = gang(f.a, f.batch, 4097, 0);
+	w.sets[0].req.gpu_milli = 0;
+	expect_refused(&f, &w, -KERF_ELIMIT, "workload 'x': 4097 pods, more than 4096");
+
+	w = gang(f.a, f.batch, 2, 1);
+	w.topology = (enum kerf_topology)(KERF_TOPO_PACK + 1);
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown topology");
+
+	/* the workload itself is checked before its tenant and class */
+	w = gang(KERF_TENANT_ROOT, -1, 2, 1);
+	w.min_count = 3;
+	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 3 must be 1..2");
+
+	w = gang(f.b, f.batch, 4096, 0);
+	w.sets[0].req.gpu_milli = 0;
+	assert_int_equal(kerf_state_submit(&f.st, &w, 0, NULL), 1);
+	teardown(&f);
+}
+
+static void test_check_node_usage(void **state)
+{
+	struct fx f;
+	struct kerf_pod gpu_only = { .nr_gpus = 1, .gpu_milli = 1000 };
+	struct kerf_pod cpu_only = { .cpu_milli = 500 };
+	struct kerf_binding b1 = { .node = 1, .gpus = 1u << 3 };
+	struct kerf_binding b0 = { .node = 0, .gpus = 0 };
+
+	(void)state;
+	setup(&f);
+	submit(&f, f.a, f.batch, 2, 4, 0);
+	cycle(&f, 0);
+	assert_int_equal(wl(&f, 1)->pods[0].b.node, 0);
+	/* a leaked binding: the cluster is consistent, the workloads are not */
+	assert_int_equal(kerf_cluster_bind(&f.st.cluster, &gpu_only, b1, NULL), 0);
+	assert_int_equal(kerf_cluster_check(&f.st.cluster, NULL), 0);
+	expect_corrupt(&f, "node 'n1' GPU 3: 1000 milli in use, running workloads hold 0");
+	assert_int_equal(kerf_cluster_unbind(&f.st.cluster, &gpu_only, b1, NULL), 0);
+	state_ok(&f);
+	assert_int_equal(kerf_cluster_bind(&f.st.cluster, &cpu_only, b0, NULL), 0);
+	expect_corrupt(&f, "node 'n0': cpu or memory in use differs from the running workloads");
+	assert_int_equal(kerf_cluster_unbind(&f.st.cluster, &cpu_only, b0, NULL), 0);
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_check_pods_of_work_not_running(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	setup(&f);
+	submit(&f, f.a, f.batch, 1, 1, 0);
+	cycle(&f, 0);
+	wl(&f, 1)->state = KERF_WL_FINISHED;
+	expect_corrupt(&f, "workload 'w1': holds pods but is not running");
+	wl(&f, 1)->state = KERF_WL_RUNNING;
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_check_gang_whole(void **state)
+{
+	struct fx f;
+	struct kerf_workload *w;
+
+	(void)state;
+	setup(&f);
+	submit(&f, f.a, f.batch, 3, 2, 0);
+	cycle(&f, 0);
+	w = wl(&f, 1);
+	assert_int_equal(w->nr_bound, 3);
+	w->nr_bound = 2;
+	expect_corrupt(&f, "workload 'w1': gang not whole: 2 bound, min_count 3");
+	w->nr_bound = 3;
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_check_quota_usage(void **state)
+{
+	const char *msg = "tenant 'team-a': quota usage differs from what its running workloads were charged";
+	struct fx f;
+	struct kerf_workload *w;
+	struct kerf_res extra;
+
+	(void)state;
+	setup(&f);
+	submit(&f, f.a, f.batch, 1, 2, 0);
+	cycle(&f, 0);
+	w = wl(&f, 1);
+	assert_int_equal(w->charged.v[GPU], 2000);
+	/* a charge no workload holds: the tree is consistent, the leaf not */
+	kerf_res_zero(&extra);
+	extra.v[GPU] = 1000;
+	kerf_quota_charge(&f.st.tenants, f.a, &extra, false);
+	assert_int_equal(kerf_tenants_check(&f.st.tenants, NULL), 0);
+	expect_corrupt(&f, msg);
+	assert_int_equal(kerf_quota_release(&f.st.tenants, f.a, &extra, false,
+					    NULL), 0);
+	state_ok(&f);
+	/* the workload's record of its charge */
+	w->charged.v[KERF_RES_CPU]++;
+	expect_corrupt(&f, msg);
+	w->charged.v[KERF_RES_CPU]--;
+	state_ok(&f);
+	/* non-preemptible usage */
+	w->nonpreemptible = true;
+	expect_corrupt(&f, msg);
+	w->nonpreemptible = false;
+	/* own usage: borrowed without the own charge taken back */
+	w->borrowed = true;
+	expect_corrupt(&f, msg);
+	w->borrowed = false;
+	kerf_quota_release_own(&f.st.tenants, f.a, &extra);
+	assert_int_equal(kerf_tenants_check(&f.st.tenants, NULL), 0);
+	expect_corrupt(&f, msg);
+	kerf_quota_charge_own(&f.st.tenants, f.a, &extra);
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_requeue_keeps_submit_time(void **state)
+{
+	struct fx f;
+	struct kerf_err err = { 0 };
+	struct kerf_workload *w;
+	uint32_t id;
+
+	(void)state;
+	setup(&f);
+	id = submit(&f, f.a, f.batch, 2, 8, 5);
+	cycle(&f, 10);
+	w = wl(&f, id);
+	assert_int_equal(w->state, KERF_WL_RUNNING);
+	assert_int_equal(w->start_ms, 10);
+	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 16000);
+	assert_int_equal(kerf_state_requeue(&f.st, id, 20, &err), 0);
+	state_ok(&f);
+	assert_int_equal(w->state, KERF_WL_PENDING);
+	assert_int_equal(w->pending, KERF_PENDING_REQUEUED);
+	assert_string_equal(kerf_pending_name(w->pending), "Requeued");
+	assert_string_equal(w->pending_text, "lost its pods; waiting to be placed again");
+	assert_int_equal(w->submit_ms, 5);
+	assert_int_equal(w->nr_bound, 0);
+	assert_null(w->pods);
+	assert_int_equal(w->charged.v[GPU], 0);
+	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
+	for (int t = 0; t < 4; t++)
+		assert_int_equal(f.st.tenants.t[t].usage.v[GPU], 0);
+	/* only running work can be requeued or finished */
+	assert_int_equal(kerf_state_requeue(&f.st, id, 21, &err), -KERF_EINVAL);
+	assert_string_equal(err.msg,
+			    "workload 'w1': not running");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_state_finish(&f.st, 99, 21, &err), -KERF_ENOTFOUND);
+	assert_string_equal(err.msg, "workload 99: not found");
+	/* it runs again, as submitted at 5 */
+	cycle(&f, 30);
+	assert_int_equal(w->state, KERF_WL_RUNNING);
+	assert_int_equal(w->start_ms, 30);
+	assert_int_equal(w->submit_ms, 5);
+	assert_int_equal(kerf_state_finish(&f.st, id, 40, NULL), 0);
+	assert_int_equal(w->state, KERF_WL_FINISHED);
+	state_ok(&f);
+	teardown(&f);
+}
+
+static void test_requeued_victim_counts_down(void **state)
+{
+	struct fx f;
+	struct kerf_preempt_plan plan = { .nr = 2 };
+	uint32_t v1, v2, p;
+
+	(void)state;
+	setup(&f);
+	v1 = submit(&f, f.a, f.batch, 1, 8, 0);
+	v2 = submit(&f, f.a, f.batch, 1, 8, 0);
+	cycle(&f, 0);
+	p = submit(&f, f.b, f.prod, 1, 8, 10);
+	plan.victims[0] = v1;
+	plan.victims[1] = v2;
+	kerf_preempt_start(&f.st, wl(&f, p), &plan, 10);
+	assert_int_equal(wl(&f, p)->nr_victims, 2);
+	assert_int_equal(wl(&f, v1)->preempt_deadline_ms, 1010);
+	/* v1's node fails: it leaves without the handshake */
+	assert_int_equal(kerf_state_requeue(&f.st, v1, 20, NULL), 0);
+	assert_int_equal(wl(&f, p)->nr_victims, 1);
+	assert_int_equal(wl(&f, v1)->preempt_deadline_ms, 0);
+	assert_int_equal(wl(&f, v1)->preempted_by, 0);
+	assert_int_equal(wl(&f, v1)->nr_preemptions, 0);
+	assert_int_equal(kerf_state_finish(&f.st, v2, 30, NULL), 0);
+	assert_int_equal(wl(&f, p)->nr_victims, 0);
+	state_ok(&f);
+	teardown(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_takes_capacity),
+		cmocka_unit_test(test_submit_stores_clean_copy),
+		cmocka_unit_test(test_submit_validation_messages),
+		cmocka_unit_test(test_check_node_usage),
+		cmocka_unit_test(test_check_pods_of_work_not_running),
+		cmocka_unit_test(test_check_gang_whole),
+		cmocka_unit_test(test_check_quota_usage),
+		cmocka_unit_test(test_requeue_keeps_submit_time),
+		cmocka_unit_test(test_requeued_victim_counts_down),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
