@@ -83,6 +83,8 @@ static void gen_policies(struct kerf_rng *r, struct kerf_scn_tenant *t)
 		t->budget_gpu_milli_hours = between(r, 1, 50) * 1000;
 		t->budget_window_ms = between(r, 1, 8) * 3600 * 1000;
 		t->budget_action = (enum kerf_budget_action)kerf_rng_below(r, 2);
+		for (int m = 0; m < KERF_MAX_MODELS; m++)
+			t->budget_weight_pct[m] = (int32_t)between(r, 0, 4) * 50;
 	}
 	if (!kerf_rng_below(r, 4)) {
 		t->idle_action = kerf_rng_below(r, 2) ? KERF_IDLE_NOTIFY

@@ -88,6 +88,8 @@ static const struct qty q_hours_pos = {
 	3600000, 1, SCN_MAX_MS, false, false, "a number of hours > 0", "hours" };
 static const struct qty q_gpu_hours = {
 	1000, 1, SCN_MAX_GPU_MILLI_HOURS, false, false, "a number of GPU-hours > 0", "GPU-hours" };
+static const struct qty q_flavor_weight = {
+	100, 0, 10000, false, false, "a weight from 0 to 100 (GPU-hours counted per GPU-hour)", NULL };
 static const struct qty q_pct = {
 	1, 0, 100, false, false, "a percentage from 0 to 100", NULL };
 static const struct qty q_fraction = {
@@ -1078,12 +1080,46 @@ static int parse_quota(struct reader *r, const struct kerf_yaml_node *map,
 	return rc;
 }
 
-enum { B_GPU_HOURS, B_WINDOW, B_ACTION, B_NR_ };
+enum { B_GPU_HOURS, B_WINDOW, B_ACTION, B_WEIGHTS, B_NR_ };
 static const char *const budget_keys[B_NR_] = {
 	[B_GPU_HOURS] = "gpu_hours",
 	[B_WINDOW] = "window_h",
 	[B_ACTION] = "on_exhaustion",
+	[B_WEIGHTS] = "flavor_weights",
 };
+
+/* flavor_weights: {model: weight}; an hour of that model counts weight. */
+static int parse_flavor_weights(struct reader *r,
+				const struct kerf_yaml_node *map,
+				struct kerf_scn_tenant *t)
+{
+	bool seen[KERF_MAX_RES] = { false };
+	int rc = 0;
+
+	if (map->kind != KERF_YAML_MAP)
+		return fail(r, map, "must be a mapping of GPU models to weights");
+	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
+		const struct kerf_yaml_node *key = map->pairs[i].key;
+		size_t mark = push_key(r, key->text);
+		int dim = resource_dim(r, key);
+		int64_t pct;
+
+		if (dim < 0)
+			rc = -KERF_EPARSE;
+		else if (dim < KERF_RES_GPU0)
+			rc = fail(r, key, "budgets count GPU-hours: '%s' is not a GPU model",
+				  key->text);
+		else if (seen[dim])
+			rc = fail(r, key, "given twice");
+		else if ((rc = get_qty(r, map->pairs[i].value, &q_flavor_weight,
+				       &pct)) == 0) {
+			seen[dim] = true;
+			t->budget_weight_pct[dim - KERF_RES_GPU0] = (int32_t)pct;
+		}
+		pop(r, mark);
+	}
+	return rc;
+}
 static const char *const budget_actions[] = { "hold", "preemptible-only" };
 
 static int parse_budget(struct reader *r, const struct kerf_yaml_node *map,
@@ -1105,7 +1141,10 @@ static int parse_budget(struct reader *r, const struct kerf_yaml_node *map,
 	if (action < 0)
 		return action;
 	t->budget_action = (enum kerf_budget_action)action;
-	return 0;
+	if (v[B_WEIGHTS])
+		UNDER_KEY(rc, r, "flavor_weights",
+			  parse_flavor_weights(r, v[B_WEIGHTS], t));
+	return rc;
 }
 
 enum { I_BELOW, I_FOR, I_ACTION, I_EXEMPT, I_NR_ };
@@ -1222,6 +1261,8 @@ static int parse_tenant(struct reader *r, const struct kerf_yaml_node *map,
 	if (parent)
 		snprintf(t->parent, sizeof(t->parent), "%s", parent);
 	t->weight = 1;
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		t->budget_weight_pct[m] = 100;
 	if ((rc = parse_tenant_fields(r, v, t, nominal, sib)) < 0)
 		return rc;
 	if (!v[T_CHILDREN])
@@ -1786,7 +1827,7 @@ static int build_policies(const struct kerf_scn_tenant *t,
 	x->budget.window_ms = t->budget_window_ms;
 	x->budget.action = t->budget_action;
 	for (int m = 0; m < KERF_MAX_MODELS; m++)
-		x->budget.model_weight_pct[m] = 100;
+		x->budget.model_weight_pct[m] = t->budget_weight_pct[m];
 	x->idle.action = t->idle_action;
 	x->idle.below_pct = t->idle_threshold_pct;
 	x->idle.after_ms = t->idle_after_ms;

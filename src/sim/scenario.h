@@ -58,6 +58,7 @@ struct kerf_scn_tenant {
 	int64_t budget_gpu_milli_hours;   /* GPU-hours x 1000 per window */
 	int64_t budget_window_ms;
 	enum kerf_budget_action budget_action;
+	int32_t budget_weight_pct[KERF_MAX_MODELS]; /* per model, default 100 */
 	/* idle reclamation; idle_action NONE = off */
 	enum kerf_idle_action idle_action;
 	int32_t idle_threshold_pct;       /* utilisation below this is idle */

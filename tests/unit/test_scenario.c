@@ -114,7 +114,7 @@ static const char full_yaml[] =
 	"            isolation: hardware\n"
 	"  - name: prod\n"
 	"    allowed_classes: [production]\n"
-	"    budget: { gpu_hours: 10, window_h: 24, on_exhaustion: preemptible-only }\n"
+	"    budget: { gpu_hours: 10, window_h: 24, on_exhaustion: preemptible-only, flavor_weights: { H100: 2, L4: 0.25 } }\n"
 	"    idle: { below_pct: 2.5, for_s: 60 }\n"
 	"workload:\n"
 	"  - name: train\n"
@@ -229,6 +229,10 @@ static void check_full_parsed(const struct kerf_scenario *sc)
 	assert_int_equal(t->budget_gpu_milli_hours, 10000);
 	assert_int_equal(t->budget_window_ms, 86400000);
 	assert_int_equal(t->budget_action, KERF_BUDGET_PREEMPTIBLE_ONLY);
+	assert_int_equal(t->budget_weight_pct[0], 200);   /* H100 */
+	assert_int_equal(t->budget_weight_pct[1], 25);    /* L4 */
+	assert_int_equal(t->budget_weight_pct[2], 100);   /* not named */
+	assert_int_equal(sc->tenants[0].budget_weight_pct[0], 100);
 	assert_int_equal(t->idle_action, KERF_IDLE_NOTIFY);
 	assert_int_equal(t->idle_threshold_pct, 3); /* 2.5 rounds half up */
 	assert_int_equal(t->idle_after_ms, 60000);
@@ -823,6 +827,12 @@ static const struct reject rejects[] = {
 	  "s.yaml:19: tenants[1].budget.window_h: missing" },
 	{ "budget action unknown", NO_WL "  - { name: t, budget: { gpu_hours: 5, window_h: 1, on_exhaustion: stop } }\n",
 	  "s.yaml:19: tenants[1].budget.on_exhaustion: must be hold or preemptible-only" },
+	{ "budget weight of cpu", NO_WL "  - { name: t, budget: { gpu_hours: 5, window_h: 1, flavor_weights: { cpu: 1 } } }\n",
+	  "s.yaml:19: tenants[1].budget.flavor_weights.cpu: budgets count GPU-hours: 'cpu' is not a GPU model" },
+	{ "budget weight over 100", NO_WL "  - { name: t, budget: { gpu_hours: 5, window_h: 1, flavor_weights: { A100: 101 } } }\n",
+	  "s.yaml:19: tenants[1].budget.flavor_weights.A100: must be a weight from 0 to 100 (GPU-hours counted per GPU-hour)" },
+	{ "budget weights not a map", NO_WL "  - { name: t, budget: { gpu_hours: 5, window_h: 1, flavor_weights: [1] } }\n",
+	  "s.yaml:19: tenants[1].budget.flavor_weights: must be a mapping of GPU models to weights" },
 	{ "idle percentage over 100", NO_WL "  - { name: t, idle: { below_pct: 101, for_s: 1 } }\n",
 	  "s.yaml:19: tenants[1].idle.below_pct: must be a percentage from 0 to 100" },
 	{ "idle action unknown", NO_WL "  - { name: t, idle: { below_pct: 1, for_s: 1, action: kill } }\n",
