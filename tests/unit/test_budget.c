@@ -17,57 +17,19 @@
 
 #include "core/budget.h"
 #include "core/cycle.h"
-#include "core/policy.h"
+#include "sched_fixture.h"
 
 #define GPU KERF_RES_GPU0
 
 enum { HOUR_MS = 3600 * 1000 };
 
-struct fx {
-	struct kerf_state st;
-	struct kerf_policy pol;
-	struct kerf_sched s;
-	int org, a, b;          /* tenants */
-	int prod, batch;        /* classes */
-};
-
 /* One node of 8 GPUs; cluster -> org -> team-a, team-b; no quotas. */
 static void setup(struct fx *f)
 {
-	struct kerf_cluster c;
-	struct kerf_tenants tt;
-	struct kerf_classes cl;
-	struct kerf_priority_class pc = { .value = 1000, .preemptible = false };
-
-	memset(f, 0, sizeof(*f));
-	kerf_cluster_init(&c);
-	assert_int_equal(kerf_cluster_model(&c, "h100", 81920, NULL), 0);
-	assert_int_equal(kerf_cluster_add_node(&c, "n0", 64000, 524288, 0, 8,
-					       NULL), 0);
-	assert_int_equal(kerf_tenants_init(&tt, kerf_res_count(&c)), 0);
-	f->org = kerf_tenants_add(&tt, "org", KERF_TENANT_ROOT, NULL, 1, NULL);
-	f->a = kerf_tenants_add(&tt, "team-a", f->org, NULL, 1, NULL);
-	f->b = kerf_tenants_add(&tt, "team-b", f->org, NULL, 1, NULL);
-	assert_int_equal(f->b, 3);
-	kerf_classes_init(&cl);
-	snprintf(pc.name, sizeof(pc.name), "production");
-	f->prod = kerf_classes_add(&cl, &pc, NULL);
-	snprintf(pc.name, sizeof(pc.name), "batch");
-	pc.value = 100;
-	pc.preemptible = true;
-	f->batch = kerf_classes_add(&cl, &pc, NULL);
-	assert_int_equal(kerf_state_init(&f->st, &c, &tt, &cl, NULL), 0);
-	assert_int_equal(kerf_policy_build(&f->pol, "first-fit",
-					   &(struct kerf_policy_args){ .cluster = &f->st.cluster },
-					   NULL), 0);
-	kerf_sched_init(&f->s, &f->pol);
-}
-
-static void teardown(struct fx *f)
-{
-	kerf_sched_release(&f->s);
-	kerf_policy_release(&f->pol);
-	kerf_state_release(&f->st);
+	fx_begin(f, 1, 2, NULL, NULL);
+	f->prod = fx_add_class(f, "production", 1000, false, 0);
+	f->batch = fx_add_class(f, "batch", 100, true, 0);
+	fx_start(f);
 }
 
 static struct kerf_budget *budget(struct fx *f, int tenant, int64_t limit,
@@ -87,48 +49,19 @@ static struct kerf_budget *budget(struct fx *f, int tenant, int64_t limit,
 static uint32_t submit(struct fx *f, int tenant, int cls, int32_t gpu_milli,
 		       int64_t now)
 {
-	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
-				   .nr_sets = 1, .min_count = 1 };
-	int id;
+	struct kerf_workload w = fx_gang(tenant, cls, 1, 1);
 
-	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
-	w.sets[0].count = 1;
-	w.sets[0].req = (struct kerf_pod){ .cpu_milli = 1000, .mem_mib = 1024 };
-	if (gpu_milli < 1000) {
-		w.sets[0].req.nr_gpus = 1;
+	if (gpu_milli < 1000)
 		w.sets[0].req.gpu_milli = gpu_milli;
-	} else {
+	else
 		w.sets[0].req.nr_gpus = (uint8_t)(gpu_milli / 1000);
-		w.sets[0].req.gpu_milli = 1000;
-	}
-	id = kerf_state_submit(&f->st, &w, now, NULL);
-	assert_true(id > 0);
-	return (uint32_t)id;
-}
-
-static struct kerf_cycle_stats cycle(struct fx *f, int64_t now)
-{
-	struct kerf_cycle_stats stats;
-	struct kerf_err err = { 0 };
-
-	if (kerf_cycle_run(&f->s, &f->st, now, &stats, &err) < 0)
-		fail_msg("%s", err.msg);
-	if (kerf_state_check(&f->st, &err) < 0)
-		fail_msg("%s", err.msg);
-	return stats;
+	return fx_submit_workload(f, &w, now);
 }
 
 static void assert_notice(const struct fx *f, uint64_t k, int64_t at_ms,
 			  int tenant, int32_t pct)
 {
-	const struct kerf_notice *n = &f->st.notices[k % KERF_NOTICES];
-
-	assert_true(k < f->st.nr_notices);
-	assert_int_equal(n->at_ms, at_ms);
-	assert_int_equal(n->kind, KERF_NOTICE_BUDGET);
-	assert_int_equal(n->tenant, tenant);
-	assert_int_equal(n->workload, 0);
-	assert_int_equal(n->pct, pct);
+	fx_assert_notice(f, k, at_ms, KERF_NOTICE_BUDGET, tenant, 0, pct);
 }
 
 static void test_use_accrues_while_running(void **state)
@@ -145,7 +78,7 @@ static void test_use_accrues_while_running(void **state)
 	bb->model_weight_pct[0] = 150;
 	w = submit(&f, f.a, f.batch, 4000, 0);
 	submit(&f, f.b, f.batch, 500, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	assert_int_equal(ba->used_milli_ms, 0);
 	kerf_state_age(&f.st, 1000);
 	assert_int_equal(ba->used_milli_ms, 4000 * 1000);
@@ -166,7 +99,7 @@ static void test_use_accrues_while_running(void **state)
 	assert_int_equal(kerf_budget_used_pct(&f.st.tenants.t[f.a]), 50);
 	assert_int_equal(kerf_budget_used_pct(&f.st.tenants.t[KERF_TENANT_ROOT]), 0);
 	assert_int_equal(f.st.nr_notices, 0);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_warnings_at_50_80_100(void **state)
@@ -179,7 +112,7 @@ static void test_warnings_at_50_80_100(void **state)
 	/* 4 GPUs for 10 s */
 	ba = budget(&f, f.a, 4000 * 10000, 0, KERF_BUDGET_HOLD);
 	submit(&f, f.a, f.batch, 4000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	kerf_state_age(&f.st, 4999);
 	assert_int_equal(f.st.nr_notices, 0);
 	kerf_state_age(&f.st, 5000);
@@ -198,7 +131,7 @@ static void test_warnings_at_50_80_100(void **state)
 	kerf_state_age(&f.st, 20000);
 	assert_int_equal(f.st.nr_notices, 3);
 	assert_int_equal(kerf_budget_used_pct(&f.st.tenants.t[f.a]), 200);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_warnings_all_at_once(void **state)
@@ -209,13 +142,13 @@ static void test_warnings_all_at_once(void **state)
 	setup(&f);
 	budget(&f, f.b, 1000 * 1000, 0, KERF_BUDGET_HOLD);
 	submit(&f, f.b, f.batch, 1000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	kerf_state_age(&f.st, 1000);
 	assert_int_equal(f.st.nr_notices, 3);
 	assert_notice(&f, 0, 1000, f.b, 50);
 	assert_notice(&f, 1, 1000, f.b, 80);
 	assert_notice(&f, 2, 1000, f.b, 100);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_window_roll_resets(void **state)
@@ -229,7 +162,7 @@ static void test_window_roll_resets(void **state)
 	setup(&f);
 	ba = budget(&f, f.a, 4000 * 10000, 20000, KERF_BUDGET_HOLD);
 	submit(&f, f.a, f.batch, 4000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	w2 = submit(&f, f.a, f.batch, 1000, 0);
 	kerf_state_age(&f.st, 10000);
 	assert_int_equal(f.st.nr_notices, 3);
@@ -252,7 +185,7 @@ static void test_window_roll_resets(void **state)
 	assert_int_equal(ba->used_milli_ms, 4000 * 5000);
 	assert_int_equal(f.st.nr_notices, 5);
 	assert_notice(&f, 4, 65000, f.a, 50);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 /*
@@ -272,13 +205,13 @@ static void test_window_roll_of_one_tenant_only(void **state)
 	bb = budget(&f, f.b, 1000 * (int64_t)HOUR_MS, HOUR_MS, KERF_BUDGET_HOLD);
 	submit(&f, f.a, f.batch, 4000, 0);
 	submit(&f, f.b, f.batch, 4000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	kerf_state_age(&f.st, 15000);
 	assert_int_equal(bb->used_milli_ms, 4000 * 15000);
 	kerf_state_age(&f.st, 25000);
 	assert_int_equal(ba->used_milli_ms, 4000 * 5000);
 	assert_int_equal(bb->used_milli_ms, 4000 * 25000);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_holds_new_work(void **state)
@@ -293,7 +226,7 @@ static void test_holds_new_work(void **state)
 	/* one GPU-hour per two-hour window */
 	budget(&f, f.a, 1000 * (int64_t)HOUR_MS, 2 * HOUR_MS, KERF_BUDGET_HOLD);
 	run = submit(&f, f.a, f.batch, 1000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	w = submit(&f, f.a, f.batch, 1000, HOUR_MS - 1);
 	assert_false(kerf_budget_holds(&f.st, kerf_state_find(&f.st, w),
 				       HOUR_MS - 1, text, sizeof(text)));
@@ -304,7 +237,7 @@ static void test_holds_new_work(void **state)
 	assert_string_equal(text,
 			    "tenant 'team-a' used its GPU-hour budget (1.0 of 1.0 GPU-h this window); new work waits until the window resets in 1.0 h");
 	/* through the cycle: held with that sentence; running work stays */
-	stats = cycle(&f, HOUR_MS);
+	stats = fx_cycle(&f, HOUR_MS);
 	assert_int_equal(stats.nr_admitted, 0);
 	assert_int_equal(stats.nr_other, 1);
 	assert_int_equal(kerf_state_find(&f.st, w)->pending, KERF_PENDING_BUDGET);
@@ -317,9 +250,9 @@ static void test_holds_new_work(void **state)
 							      HOUR_MS)),
 				       HOUR_MS, text, sizeof(text)));
 	/* the next window admits it */
-	cycle(&f, 2 * HOUR_MS);
+	fx_cycle(&f, 2 * HOUR_MS);
 	assert_int_equal(kerf_state_find(&f.st, w)->state, KERF_WL_RUNNING);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_preemptible_only(void **state)
@@ -333,7 +266,7 @@ static void test_preemptible_only(void **state)
 	budget(&f, f.a, 1000 * (int64_t)HOUR_MS, 4 * HOUR_MS,
 	       KERF_BUDGET_PREEMPTIBLE_ONLY);
 	submit(&f, f.a, f.batch, 1000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	kerf_state_age(&f.st, HOUR_MS);
 	p = submit(&f, f.a, f.batch, 1000, HOUR_MS);
 	np = submit(&f, f.a, f.prod, 1000, HOUR_MS);
@@ -343,10 +276,10 @@ static void test_preemptible_only(void **state)
 				      text, sizeof(text)));
 	assert_string_equal(text,
 			    "tenant 'team-a' used its GPU-hour budget (1.0 of 1.0 GPU-h this window); non-preemptible work waits until the window resets in 3.0 h");
-	cycle(&f, HOUR_MS);
+	fx_cycle(&f, HOUR_MS);
 	assert_int_equal(kerf_state_find(&f.st, p)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_state_find(&f.st, np)->pending, KERF_PENDING_BUDGET);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_ancestor_budget_holds(void **state)
@@ -360,14 +293,14 @@ static void test_ancestor_budget_holds(void **state)
 	/* org: 2 GPU-h, no window; team-a uses them */
 	budget(&f, f.org, 2000 * (int64_t)HOUR_MS, 0, KERF_BUDGET_HOLD);
 	submit(&f, f.a, f.batch, 4000, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	kerf_state_age(&f.st, HOUR_MS / 2);
 	wb = submit(&f, f.b, f.prod, 1000, HOUR_MS / 2);
 	assert_true(kerf_budget_holds(&f.st, kerf_state_find(&f.st, wb),
 				      HOUR_MS / 2, text, sizeof(text)));
 	assert_string_equal(text,
 			    "tenant 'org' used its GPU-hour budget (2.0 of 2.0 GPU-h, no window); new work waits until the budget is raised");
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 int main(void)

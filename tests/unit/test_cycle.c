@@ -16,100 +16,50 @@
 #include <cmocka.h>
 
 #include "core/cycle.h"
-#include "core/policy.h"
+#include "sched_fixture.h"
 
-struct fx {
-	struct kerf_state st;
-	struct kerf_policy pol;
-	struct kerf_sched s;
-	int a, b;               /* leaf tenants */
-	int prod, batch;        /* classes */
-};
-
-/* n nodes of 8 GPUs (model "h100"), 64 cores, 512 GiB. */
+/*
+ * n nodes of 8 GPUs (model "h100"), 64 cores, 512 GiB; cluster -> org ->
+ * team-a (weight 2, nominal_a GPU milli), team-b (nominal_b, lending
+ * lend_b); org's nominal covers its children and it borrows nothing.
+ */
 static void setup(struct fx *f, int n, int64_t nominal_a, int64_t nominal_b,
 		  int64_t lend_b)
 {
-	struct kerf_cluster c;
-	struct kerf_tenants tt;
-	struct kerf_classes cl;
-	struct kerf_quota q;
-	struct kerf_priority_class pc = { .preemptible = false, .value = 1000 };
-	int org;
+	struct kerf_tenants *tt = &f->tenants;
+	struct kerf_quota q, *org;
 
-	memset(f, 0, sizeof(*f));
-	kerf_cluster_init(&c);
-	assert_int_equal(kerf_cluster_model(&c, "h100", 81920, NULL), 0);
-	for (int i = 0; i < n; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "n%d", i);
-		assert_int_equal(kerf_cluster_add_node(&c, name, 64000, 524288, 0, 8,
-						       NULL), i);
-	}
-	assert_int_equal(kerf_tenants_init(&tt, kerf_res_count(&c)), 0);
-	org = kerf_tenants_add(&tt, "org", KERF_TENANT_ROOT, NULL, 1, NULL);
-	assert_true(org > 0);
+	fx_begin(f, n, 0, NULL, NULL);
+	f->org = kerf_tenants_add(tt, "org", KERF_TENANT_ROOT, NULL, 1, NULL);
+	assert_true(f->org > 0);
 	kerf_quota_default(&q);
 	q.nominal.v[KERF_RES_GPU0] = nominal_a;
 	q.nominal.v[KERF_RES_CPU] = KERF_QTY_INF / 4;
 	q.nominal.v[KERF_RES_MEM] = KERF_QTY_INF / 4;
 	/* org's nominal covers its children */
-	tt.t[org].quota.nominal.v[KERF_RES_GPU0] = nominal_a + nominal_b;
-	tt.t[org].quota.nominal.v[KERF_RES_CPU] = KERF_QTY_INF / 2;
-	tt.t[org].quota.nominal.v[KERF_RES_MEM] = KERF_QTY_INF / 2;
-	tt.t[org].quota.borrow_limit.v[KERF_RES_GPU0] = 0; /* org: no more */
-	f->a = kerf_tenants_add(&tt, "team-a", org, &q, 2, NULL);
+	org = &tt->t[f->org].quota;
+	org->nominal.v[KERF_RES_GPU0] = nominal_a + nominal_b;
+	org->nominal.v[KERF_RES_CPU] = KERF_QTY_INF / 2;
+	org->nominal.v[KERF_RES_MEM] = KERF_QTY_INF / 2;
+	org->borrow_limit.v[KERF_RES_GPU0] = 0; /* org: no more */
+	f->a = kerf_tenants_add(tt, "team-a", f->org, &q, 2, NULL);
 	q.nominal.v[KERF_RES_GPU0] = nominal_b;
 	q.lend_limit.v[KERF_RES_GPU0] = lend_b;
-	f->b = kerf_tenants_add(&tt, "team-b", org, &q, 1, NULL);
-	kerf_classes_init(&cl);
-	strcpy(pc.name, "production");
-	f->prod = kerf_classes_add(&cl, &pc, NULL);
-	strcpy(pc.name, "batch");
-	pc.preemptible = true;
-	pc.value = 100;
-	f->batch = kerf_classes_add(&cl, &pc, NULL);
-	assert_int_equal(kerf_state_init(&f->st, &c, &tt, &cl, NULL), 0);
-	assert_int_equal(kerf_policy_build(&f->pol, "first-fit",
-					   &(struct kerf_policy_args){ .cluster = &f->st.cluster },
-					   NULL), 0);
-	kerf_sched_init(&f->s, &f->pol);
-}
-
-static void teardown(struct fx *f)
-{
-	kerf_sched_release(&f->s);
-	kerf_policy_release(&f->pol);
-	kerf_state_release(&f->st);
+	f->b = kerf_tenants_add(tt, "team-b", f->org, &q, 1, NULL);
+	f->prod = fx_add_class(f, "production", 1000, false, 0);
+	f->batch = fx_add_class(f, "batch", 100, true, 0);
+	fx_start(f);
 }
 
 /* A gang of pods x gpus whole GPUs. */
 static int submit(struct fx *f, int tenant, int cls, uint32_t pods, int gpus,
 		  enum kerf_topology topo, int64_t now)
 {
-	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
-				   .nr_sets = 1, .min_count = pods,
-				   .topology = topo };
+	struct kerf_workload w = fx_gang(tenant, cls, pods, gpus);
 
+	w.topology = topo;
 	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
-	w.sets[0] = (struct kerf_podset){
-		.req = { .cpu_milli = 1000, .mem_mib = 1024,
-			 .nr_gpus = (uint8_t)gpus, .gpu_milli = 1000 },
-		.count = pods,
-	};
 	return kerf_state_submit(&f->st, &w, now, NULL);
-}
-
-static struct kerf_cycle_stats cycle(struct fx *f, int64_t now)
-{
-	struct kerf_cycle_stats stats;
-	struct kerf_err err = { 0 };
-
-	assert_int_equal(kerf_cycle_run(&f->s, &f->st, now, &stats, &err), 0);
-	if (kerf_state_check(&f->st, &err) < 0)
-		fail_msg("%s", err.msg);
-	return stats;
 }
 
 static int64_t gpus_in_use(const struct fx *f)
@@ -126,7 +76,7 @@ static void test_gang_waits_whole_and_holds_nothing(void **state)
 	(void)state;
 	setup(&f, 6, 64000, 0, KERF_QTY_INF);   /* 48 GPUs, quota for 64 */
 	id = submit(&f, f.a, f.batch, 8, 8, KERF_TOPO_ANY, 0);
-	assert_int_equal(cycle(&f, 0).nr_capacity, 1);
+	assert_int_equal(fx_cycle(&f, 0).nr_capacity, 1);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->state, KERF_WL_PENDING);
 	assert_int_equal(w->pending, KERF_PENDING_CAPACITY);
@@ -134,9 +84,9 @@ static void test_gang_waits_whole_and_holds_nothing(void **state)
 	assert_int_equal(gpus_in_use(&f), 0);  /* nothing held */
 	/* smaller work is admitted meanwhile */
 	id = submit(&f, f.a, f.batch, 1, 8, KERF_TOPO_ANY, 1);
-	assert_int_equal(cycle(&f, 1).nr_admitted, 1);
+	assert_int_equal(fx_cycle(&f, 1).nr_admitted, 1);
 	assert_int_equal(gpus_in_use(&f), 8);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_quota_limit_and_reason(void **state)
@@ -150,12 +100,12 @@ static void test_quota_limit_and_reason(void **state)
 	setup(&f, 4, 8000, 16000, 0);
 	f.st.tenants.t[f.a].quota.borrow_limit.v[KERF_RES_GPU0] = KERF_QTY_INF;
 	id = submit(&f, f.a, f.batch, 2, 8, KERF_TOPO_ANY, 0);
-	assert_int_equal(cycle(&f, 0).nr_quota, 1);
+	assert_int_equal(fx_cycle(&f, 0).nr_quota, 1);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->pending, KERF_PENDING_QUOTA);
 	assert_non_null(strstr(w->pending_text, "tenant 'org' gpu:h100 would reach"));
 	assert_int_equal(gpus_in_use(&f), 0);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_borrowing_from_idle_sibling(void **state)
@@ -166,12 +116,12 @@ static void test_borrowing_from_idle_sibling(void **state)
 	/* b lends everything: a may use b's idle 16 GPUs */
 	setup(&f, 4, 8000, 16000, KERF_QTY_INF);
 	submit(&f, f.a, f.batch, 3, 8, KERF_TOPO_ANY, 0);
-	assert_int_equal(cycle(&f, 0).nr_admitted, 1);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 1);
 	assert_int_equal(f.st.tenants.t[f.a].usage.v[KERF_RES_GPU0], 24000);
 	/* b wants 16 of its own: only 8 are free, b's claim would pass org */
 	submit(&f, f.b, f.batch, 2, 8, KERF_TOPO_ANY, 1);
-	assert_int_equal(cycle(&f, 1).nr_quota, 1);
-	teardown(&f);
+	assert_int_equal(fx_cycle(&f, 1).nr_quota, 1);
+	fx_teardown(&f);
 }
 
 static void test_nonpreemptible_within_nominal(void **state)
@@ -183,14 +133,14 @@ static void test_nonpreemptible_within_nominal(void **state)
 	(void)state;
 	setup(&f, 4, 8000, 16000, KERF_QTY_INF);
 	id = submit(&f, f.a, f.prod, 2, 8, KERF_TOPO_ANY, 0);
-	assert_int_equal(cycle(&f, 0).nr_quota, 1);
+	assert_int_equal(fx_cycle(&f, 0).nr_quota, 1);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_non_null(strstr(w->pending_text, "non-preemptible work must fit in nominal"));
 	id = submit(&f, f.a, f.prod, 1, 8, KERF_TOPO_ANY, 1);
-	cycle(&f, 1);
+	fx_cycle(&f, 1);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)id)->state, KERF_WL_RUNNING);
 	assert_int_equal(f.st.tenants.t[f.a].usage_np.v[KERF_RES_GPU0], 8000);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_class_not_allowed(void **state)
@@ -202,10 +152,10 @@ static void test_class_not_allowed(void **state)
 	setup(&f, 2, 8000, 8000, KERF_QTY_INF);
 	f.st.tenants.t[f.b].allowed_classes = 1u << f.batch;
 	id = submit(&f, f.b, f.prod, 1, 1, KERF_TOPO_ANY, 0);
-	assert_int_equal(cycle(&f, 0).nr_other, 1);
+	assert_int_equal(fx_cycle(&f, 0).nr_other, 1);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)id)->pending,
 			 KERF_PENDING_CLASS);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_priority_goes_first(void **state)
@@ -217,10 +167,10 @@ static void test_priority_goes_first(void **state)
 	setup(&f, 1, 8000, 8000, KERF_QTY_INF);
 	lo = submit(&f, f.a, f.batch, 1, 8, KERF_TOPO_ANY, 0);
 	hi = submit(&f, f.b, f.prod, 1, 8, KERF_TOPO_ANY, 5);
-	cycle(&f, 10);
+	fx_cycle(&f, 10);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)hi)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)lo)->state, KERF_WL_PENDING);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_finish_gives_back(void **state)
@@ -231,14 +181,14 @@ static void test_finish_gives_back(void **state)
 	(void)state;
 	setup(&f, 2, 16000, 0, KERF_QTY_INF);
 	id = submit(&f, f.a, f.batch, 2, 8, KERF_TOPO_ANY, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	assert_int_equal(gpus_in_use(&f), 16);
 	assert_int_equal(kerf_state_finish(&f.st, (uint32_t)id, 5, NULL), 0);
 	assert_int_equal(gpus_in_use(&f), 0);
 	assert_int_equal(f.st.tenants.t[f.a].usage.v[KERF_RES_GPU0], 0);
 	assert_int_equal(kerf_state_check(&f.st, NULL), 0);
 	assert_int_equal(kerf_state_finish(&f.st, (uint32_t)id, 6, NULL), -KERF_EINVAL);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_topology_node_and_nvlink(void **state)
@@ -251,9 +201,9 @@ static void test_topology_node_and_nvlink(void **state)
 	setup(&f, 4, 64000, 0, KERF_QTY_INF);
 	/* fragment node 0 so that a two-pod gang cannot share it */
 	submit(&f, f.a, f.batch, 1, 5, KERF_TOPO_ANY, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	id = submit(&f, f.a, f.batch, 2, 4, KERF_TOPO_NODE, 1);
-	cycle(&f, 1);
+	fx_cycle(&f, 1);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->state, KERF_WL_RUNNING);
 	assert_int_equal(w->pods[0].b.node, w->pods[1].b.node);
@@ -262,24 +212,24 @@ static void test_topology_node_and_nvlink(void **state)
 	kerf_cluster_set_domain(&f.st.cluster, 2, 7);
 	kerf_cluster_set_domain(&f.st.cluster, 3, 7);
 	id = submit(&f, f.a, f.batch, 2, 8, KERF_TOPO_NVLINK, 2);
-	cycle(&f, 2);
+	fx_cycle(&f, 2);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->state, KERF_WL_RUNNING);
 	assert_int_equal(f.st.cluster.nodes[w->pods[0].b.node].domain, 7);
 	assert_int_equal(f.st.cluster.nodes[w->pods[1].b.node].domain, 7);
 	/* no domain has two free nodes left: a second one waits */
 	id = submit(&f, f.a, f.batch, 2, 1, KERF_TOPO_NVLINK, 3);
-	cycle(&f, 3);
+	fx_cycle(&f, 3);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->state, KERF_WL_RUNNING);  /* node 0 alone has 3 */
 	assert_int_equal(w->pods[0].b.node, 0);
 	assert_int_equal(w->pods[1].b.node, 0);
 	id = submit(&f, f.a, f.batch, 2, 2, KERF_TOPO_NVLINK, 4);
-	cycle(&f, 4);
+	fx_cycle(&f, 4);
 	w = kerf_state_find(&f.st, (uint32_t)id);
 	assert_int_equal(w->state, KERF_WL_PENDING);
 	assert_non_null(strstr(w->pending_text, "in one NVLink domain"));
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_fair_share_orders_tenants(void **state)
@@ -291,13 +241,13 @@ static void test_fair_share_orders_tenants(void **state)
 	setup(&f, 1, 8000, 8000, KERF_QTY_INF);
 	/* a already holds 4 GPUs; b holds none: b goes first at equal class */
 	submit(&f, f.a, f.batch, 1, 4, KERF_TOPO_ANY, 0);
-	cycle(&f, 0);
+	fx_cycle(&f, 0);
 	a2 = submit(&f, f.a, f.batch, 1, 4, KERF_TOPO_ANY, 1);
 	b1 = submit(&f, f.b, f.batch, 1, 4, KERF_TOPO_ANY, 2);
-	cycle(&f, 3);
+	fx_cycle(&f, 3);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)b1)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_state_find(&f.st, (uint32_t)a2)->state, KERF_WL_PENDING);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 int main(void)

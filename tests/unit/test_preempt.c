@@ -22,33 +22,12 @@
 #include <cmocka.h>
 
 #include "core/cycle.h"
-#include "core/policy.h"
 #include "core/preempt.h"
+#include "sched_fixture.h"
 
 #define GPU KERF_RES_GPU0
 
 enum { GRACE_MS = 30000, HOUR_MS = 3600 * 1000 };
-
-struct fx {
-	struct kerf_state st;
-	struct kerf_policy pol;
-	struct kerf_sched s;
-	int org;
-	int team[3];            /* team-a, team-b, team-c: leaves of org */
-	int urgent, prod, high, batch, low, pinned;   /* classes */
-};
-
-static int add_class(struct kerf_classes *cl, const char *name, int32_t value,
-		     bool preemptible)
-{
-	struct kerf_priority_class pc = {
-		.value = value, .preemptible = preemptible,
-		.checkpoint_grace_ms = GRACE_MS,
-	};
-
-	snprintf(pc.name, sizeof(pc.name), "%s", name);
-	return kerf_classes_add(cl, &pc, NULL);
-}
 
 /*
  * nodes nodes of 8 GPUs; cluster -> org -> team-a, team-b, team-c.  With
@@ -58,123 +37,32 @@ static int add_class(struct kerf_classes *cl, const char *name, int32_t value,
 static void setup(struct fx *f, int nodes, const int64_t *nominal,
 		  int64_t org_nominal)
 {
-	static const char *const names[3] = { "team-a", "team-b", "team-c" };
-	struct kerf_cluster c;
-	struct kerf_tenants tt;
-	struct kerf_classes cl;
-	struct kerf_quota q;
+	struct kerf_quota org, teams[FX_MAX_TEAMS];
 
-	memset(f, 0, sizeof(*f));
-	kerf_cluster_init(&c);
-	assert_int_equal(kerf_cluster_model(&c, "h100", 81920, NULL), 0);
-	for (int i = 0; i < nodes; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "n%d", i);
-		assert_int_equal(kerf_cluster_add_node(&c, name, 64000, 524288, 0,
-						       8, NULL), i);
-	}
-	assert_int_equal(kerf_tenants_init(&tt, kerf_res_count(&c)), 0);
-	kerf_quota_default(&q);
+	kerf_quota_default(&org);
 	if (nominal) {
-		q.nominal.v[GPU] = org_nominal;
-		q.borrow_limit.v[GPU] = 0;
+		org.nominal.v[GPU] = org_nominal;
+		org.borrow_limit.v[GPU] = 0;
 	}
-	f->org = kerf_tenants_add(&tt, "org", KERF_TENANT_ROOT, &q, 1, NULL);
-	assert_true(f->org > 0);
-	for (int i = 0; i < 3; i++) {
-		kerf_quota_default(&q);
+	for (int i = 0; i < FX_MAX_TEAMS; i++) {
+		kerf_quota_default(&teams[i]);
 		if (nominal)
-			q.nominal.v[GPU] = nominal[i];
-		f->team[i] = kerf_tenants_add(&tt, names[i], f->org, &q, 1, NULL);
-		assert_true(f->team[i] > 0);
+			teams[i].nominal.v[GPU] = nominal[i];
 	}
-	kerf_classes_init(&cl);
-	f->urgent = add_class(&cl, "urgent", 2000, true);
-	f->prod = add_class(&cl, "production", 1000, false);
-	f->high = add_class(&cl, "high", 500, true);
-	f->batch = add_class(&cl, "batch", 100, true);
-	f->low = add_class(&cl, "low", 10, true);
-	f->pinned = add_class(&cl, "pinned", 5, false);
+	fx_begin(f, nodes, FX_MAX_TEAMS, &org, teams);
+	f->urgent = fx_add_class(f, "urgent", 2000, true, GRACE_MS);
+	f->prod = fx_add_class(f, "production", 1000, false, GRACE_MS);
+	f->high = fx_add_class(f, "high", 500, true, GRACE_MS);
+	f->batch = fx_add_class(f, "batch", 100, true, GRACE_MS);
+	f->low = fx_add_class(f, "low", 10, true, GRACE_MS);
+	f->pinned = fx_add_class(f, "pinned", 5, false, GRACE_MS);
 	assert_int_equal(f->pinned, 5);
-	assert_int_equal(kerf_state_init(&f->st, &c, &tt, &cl, NULL), 0);
-	assert_int_equal(kerf_policy_build(&f->pol, "first-fit",
-					   &(struct kerf_policy_args){ .cluster = &f->st.cluster },
-					   NULL), 0);
-	kerf_sched_init(&f->s, &f->pol);
-}
-
-static void teardown(struct fx *f)
-{
-	kerf_sched_release(&f->s);
-	kerf_policy_release(&f->pol);
-	kerf_state_release(&f->st);
-}
-
-static void state_ok(const struct fx *f)
-{
-	struct kerf_err err = { 0 };
-
-	if (kerf_state_check(&f->st, &err) < 0)
-		fail_msg("%s", err.msg);
-}
-
-/* One pod of gpus whole GPUs, or pods such pods as a gang; returns the id. */
-static uint32_t submit_gang(struct fx *f, int tenant, int cls, uint32_t pods,
-			    int gpus, int64_t now)
-{
-	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
-				   .nr_sets = 1, .min_count = pods };
-	int id;
-
-	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
-	w.sets[0] = (struct kerf_podset){
-		.req = { .cpu_milli = 1000, .mem_mib = 1024,
-			 .nr_gpus = (uint8_t)gpus, .gpu_milli = 1000 },
-		.count = pods,
-	};
-	id = kerf_state_submit(&f->st, &w, now, NULL);
-	assert_true(id > 0);
-	return (uint32_t)id;
-}
-
-static uint32_t submit(struct fx *f, int tenant, int cls, int gpus,
-		       int64_t now)
-{
-	return submit_gang(f, tenant, cls, 1, gpus, now);
-}
-
-static struct kerf_workload *wl(const struct fx *f, uint32_t id)
-{
-	struct kerf_workload *w = kerf_state_find(&f->st, id);
-
-	assert_non_null(w);
-	return w;
-}
-
-static struct kerf_cycle_stats cycle(struct fx *f, int64_t now)
-{
-	struct kerf_cycle_stats stats;
-	struct kerf_err err = { 0 };
-
-	if (kerf_cycle_run(&f->s, &f->st, now, &stats, &err) < 0)
-		fail_msg("%s", err.msg);
-	state_ok(f);
-	return stats;
-}
-
-static void ack(struct fx *f, uint32_t id, int64_t now)
-{
-	struct kerf_err err = { 0 };
-
-	if (kerf_preempt_ack(&f->st, id, now, &err) < 0)
-		fail_msg("%s", err.msg);
-	state_ok(f);
+	fx_start(f);
 }
 
 static bool leaving(const struct fx *f, uint32_t id)
 {
-	return wl(f, id)->preempt_deadline_ms > 0;
+	return fx_wl(f, id)->preempt_deadline_ms > 0;
 }
 
 /* Probe for kerf_preempt_plan: some node has this many idle GPUs. */
@@ -205,27 +93,27 @@ static void test_lower_class_chosen_over_higher(void **state)
 	(void)state;
 	setup(&f, 1, NULL, 0);
 	/* same size, same start: equal work at risk; b comes first by id */
-	b = submit(&f, f.team[0], f.batch, 4, 0);
-	l = submit(&f, f.team[0], f.low, 4, 0);
-	assert_int_equal(cycle(&f, 0).nr_admitted, 2);
-	h = submit(&f, f.team[1], f.high, 4, 100);
-	stats = cycle(&f, 100);
+	b = fx_submit(&f, f.a, f.batch, 4, 0);
+	l = fx_submit(&f, f.a, f.low, 4, 0);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 2);
+	h = fx_submit(&f, f.b, f.high, 4, 100);
+	stats = fx_cycle(&f, 100);
 	assert_int_equal(stats.nr_admitted, 0);
 	assert_int_equal(stats.nr_preempted, 1);
 	assert_true(leaving(&f, l));
 	assert_false(leaving(&f, b));
-	assert_int_equal(wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
-	assert_int_equal(wl(&f, l)->preempted_by, h);
-	assert_int_equal(wl(&f, h)->nr_victims, 1);
-	assert_int_equal(wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
-	assert_string_equal(wl(&f, h)->pending_text,
+	assert_int_equal(fx_wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
+	assert_int_equal(fx_wl(&f, l)->preempted_by, h);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
+	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 1 workload to checkpoint and leave (lower priority): w2");
 	/* while it waits it causes no more preemptions */
-	stats = cycle(&f, 200);
+	stats = fx_cycle(&f, 200);
 	assert_int_equal(stats.nr_preempted, 0);
 	assert_false(leaving(&f, b));
-	assert_int_equal(wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
+	fx_teardown(&f);
 }
 
 static void test_least_work_at_risk_first(void **state)
@@ -235,17 +123,17 @@ static void test_least_work_at_risk_first(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	old = submit(&f, f.team[0], f.low, 4, 0);
-	fresh = submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
+	old = fx_submit(&f, f.a, f.low, 4, 0);
+	fresh = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
 	/* 10 ms x 4000 milli at risk against 100 ms x 4000 */
-	wl(&f, fresh)->last_checkpoint_ms = 90;
-	h = submit(&f, f.team[1], f.high, 4, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 1);
+	fx_wl(&f, fresh)->last_checkpoint_ms = 90;
+	h = fx_submit(&f, f.b, f.high, 4, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 1);
 	assert_true(leaving(&f, fresh));
 	assert_false(leaving(&f, old));
-	assert_int_equal(wl(&f, fresh)->preempted_by, h);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, fresh)->preempted_by, h);
+	fx_teardown(&f);
 }
 
 static void test_smallest_sufficient_set(void **state)
@@ -256,26 +144,26 @@ static void test_smallest_sufficient_set(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	big = submit(&f, f.team[0], f.low, 4, 0);
-	np = submit(&f, f.team[0], f.pinned, 2, 0);
-	cycle(&f, 0);
-	small = submit(&f, f.team[0], f.low, 2, 90);
-	cycle(&f, 90);
+	big = fx_submit(&f, f.a, f.low, 4, 0);
+	np = fx_submit(&f, f.a, f.pinned, 2, 0);
+	fx_cycle(&f, 0);
+	small = fx_submit(&f, f.a, f.low, 2, 90);
+	fx_cycle(&f, 90);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 8000);
 	/*
 	 * small risks 10 x 2000, big 100 x 4000: small is lifted first, but
 	 * 4 GPUs on one node need big, and with big gone small may stay
 	 */
-	h = submit(&f, f.team[1], f.high, 4, 100);
-	stats = cycle(&f, 100);
+	h = fx_submit(&f, f.b, f.high, 4, 100);
+	stats = fx_cycle(&f, 100);
 	assert_int_equal(stats.nr_preempted, 1);
 	assert_true(leaving(&f, big));
 	assert_false(leaving(&f, small));
 	assert_false(leaving(&f, np));
-	assert_int_equal(wl(&f, h)->nr_victims, 1);
-	assert_string_equal(wl(&f, h)->pending_text,
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 1 workload to checkpoint and leave (lower priority): w1");
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 /* The plan, called directly: order, prune, and the state left as it was. */
@@ -291,13 +179,13 @@ static void test_plan_direct_changes_nothing(void **state)
 	(void)state;
 	setup(&f, 2, NULL, 0);
 	for (int i = 0; i < 4; i++)
-		v[i] = submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
+		v[i] = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
 	/* risk: v0 0, v1 10 x 4000, v2 50 x 4000, v3 100 x 4000 */
-	wl(&f, v[0])->last_checkpoint_ms = 100;
-	wl(&f, v[1])->last_checkpoint_ms = 90;
-	wl(&f, v[2])->last_checkpoint_ms = 50;
-	h = submit(&f, f.team[1], f.high, 8, 100);
+	fx_wl(&f, v[0])->last_checkpoint_ms = 100;
+	fx_wl(&f, v[1])->last_checkpoint_ms = 90;
+	fx_wl(&f, v[2])->last_checkpoint_ms = 50;
+	h = fx_submit(&f, f.b, f.high, 8, 100);
 	before = malloc(f.st.tenants.nr * sizeof(*before));
 	assert_non_null(before);
 	memcpy(before, f.st.tenants.t, f.st.tenants.nr * sizeof(*before));
@@ -305,7 +193,7 @@ static void test_plan_direct_changes_nothing(void **state)
 
 	/* always fits: the first candidate alone */
 	probe = (struct idle_probe){ .st = &f.st, .gpus = 0 };
-	assert_true(kerf_preempt_plan(&f.st, &f.s, wl(&f, h), 100, idle_gpus_fit,
+	assert_true(kerf_preempt_plan(&f.st, &f.s, fx_wl(&f, h), 100, idle_gpus_fit,
 				      &probe, &plan));
 	assert_int_equal(plan.nr, 1);
 	assert_int_equal(plan.victims[0], v[0]);
@@ -316,7 +204,7 @@ static void test_plan_direct_changes_nothing(void **state)
 	 * greedy lifts v0, v1 (node 0 empty) and stops; nothing to prune
 	 */
 	probe = (struct idle_probe){ .st = &f.st, .gpus = 8 };
-	assert_true(kerf_preempt_plan(&f.st, &f.s, wl(&f, h), 100, idle_gpus_fit,
+	assert_true(kerf_preempt_plan(&f.st, &f.s, fx_wl(&f, h), 100, idle_gpus_fit,
 				      &probe, &plan));
 	assert_int_equal(plan.nr, 2);
 	assert_int_equal(plan.victims[0], v[0]);
@@ -324,7 +212,7 @@ static void test_plan_direct_changes_nothing(void **state)
 
 	/* nothing helps */
 	probe = (struct idle_probe){ .st = &f.st, .gpus = 9 };
-	assert_false(kerf_preempt_plan(&f.st, &f.s, wl(&f, h), 100,
+	assert_false(kerf_preempt_plan(&f.st, &f.s, fx_wl(&f, h), 100,
 				       idle_gpus_fit, &probe, &plan));
 	assert_int_equal(plan.nr, 0);
 
@@ -348,10 +236,10 @@ static void test_plan_direct_changes_nothing(void **state)
 	}
 	for (int i = 0; i < 4; i++)
 		assert_false(leaving(&f, v[i]));
-	assert_int_equal(wl(&f, h)->nr_victims, 0);
-	state_ok(&f);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	fx_state_ok(&f);
 	free(before);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_min_runtime_protects(void **state)
@@ -362,17 +250,17 @@ static void test_min_runtime_protects(void **state)
 	(void)state;
 	setup(&f, 1, NULL, 0);
 	f.st.classes.c[f.low].min_runtime_ms = 1000;
-	l = submit(&f, f.team[0], f.low, 8, 0);
-	cycle(&f, 0);
-	h = submit(&f, f.team[1], f.high, 8, 500);
-	assert_int_equal(cycle(&f, 500).nr_preempted, 0);
-	assert_int_equal(wl(&f, h)->pending, KERF_PENDING_CAPACITY);
-	assert_int_equal(cycle(&f, 999).nr_preempted, 0);
+	l = fx_submit(&f, f.a, f.low, 8, 0);
+	fx_cycle(&f, 0);
+	h = fx_submit(&f, f.b, f.high, 8, 500);
+	assert_int_equal(fx_cycle(&f, 500).nr_preempted, 0);
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_CAPACITY);
+	assert_int_equal(fx_cycle(&f, 999).nr_preempted, 0);
 	assert_false(leaving(&f, l));
-	assert_int_equal(cycle(&f, 1000).nr_preempted, 1);
+	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 1);
 	assert_true(leaving(&f, l));
-	assert_int_equal(wl(&f, l)->preempted_by, h);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, l)->preempted_by, h);
+	fx_teardown(&f);
 }
 
 static void test_nonpreemptible_never_a_victim(void **state)
@@ -384,22 +272,22 @@ static void test_nonpreemptible_never_a_victim(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	p = submit(&f, f.team[0], f.prod, 4, 0);
-	pin = submit(&f, f.team[0], f.pinned, 4, 0);
-	cycle(&f, 0);
-	assert_true(wl(&f, pin)->nonpreemptible);
-	u = submit(&f, f.team[1], f.urgent, 4, 10);
-	assert_int_equal(cycle(&f, 10).nr_preempted, 0);
-	assert_int_equal(wl(&f, u)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, u)->pending, KERF_PENDING_CAPACITY);
+	p = fx_submit(&f, f.a, f.prod, 4, 0);
+	pin = fx_submit(&f, f.a, f.pinned, 4, 0);
+	fx_cycle(&f, 0);
+	assert_true(fx_wl(&f, pin)->nonpreemptible);
+	u = fx_submit(&f, f.b, f.urgent, 4, 10);
+	assert_int_equal(fx_cycle(&f, 10).nr_preempted, 0);
+	assert_int_equal(fx_wl(&f, u)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, u)->pending, KERF_PENDING_CAPACITY);
 	assert_false(leaving(&f, p));
 	assert_false(leaving(&f, pin));
 	/* no candidate at all: the probe is never asked */
 	probe = (struct idle_probe){ .st = &f.st, .gpus = 0 };
-	assert_false(kerf_preempt_plan(&f.st, &f.s, wl(&f, u), 20, idle_gpus_fit,
+	assert_false(kerf_preempt_plan(&f.st, &f.s, fx_wl(&f, u), 20, idle_gpus_fit,
 				       &probe, &plan));
 	assert_int_equal(probe.calls, 0);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 /* team-a within nominal takes back from team-b what team-b borrowed */
@@ -411,30 +299,30 @@ static void test_reclaim_evicts_borrowed_only(void **state)
 
 	(void)state;
 	setup(&f, 2, nominal, 16000);
-	own = submit(&f, f.team[1], f.batch, 8, 0);
-	lent = submit(&f, f.team[1], f.batch, 8, 0);
-	cycle(&f, 0);
-	assert_false(wl(&f, own)->borrowed);
-	assert_true(wl(&f, lent)->borrowed);
-	assert_int_equal(f.st.tenants.t[f.team[1]].usage_own.v[GPU], 8000);
+	own = fx_submit(&f, f.b, f.batch, 8, 0);
+	lent = fx_submit(&f, f.b, f.batch, 8, 0);
+	fx_cycle(&f, 0);
+	assert_false(fx_wl(&f, own)->borrowed);
+	assert_true(fx_wl(&f, lent)->borrowed);
+	assert_int_equal(f.st.tenants.t[f.b].usage_own.v[GPU], 8000);
 	/* the own work has less at risk, and is of the same class: kept */
-	wl(&f, own)->last_checkpoint_ms = 99;
-	a = submit(&f, f.team[0], f.batch, 8, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 1);
+	fx_wl(&f, own)->last_checkpoint_ms = 99;
+	a = fx_submit(&f, f.a, f.batch, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 1);
 	assert_true(leaving(&f, lent));
 	assert_false(leaving(&f, own));
-	assert_string_equal(wl(&f, a)->pending_text,
+	assert_string_equal(fx_wl(&f, a)->pending_text,
 			    "waiting for 1 workload to checkpoint and leave (reclaiming lent quota): w2");
-	ack(&f, lent, 110);
-	cycle(&f, 110);
-	assert_int_equal(wl(&f, a)->state, KERF_WL_RUNNING);
-	assert_false(wl(&f, a)->borrowed);
+	fx_ack(&f, lent, 110);
+	fx_cycle(&f, 110);
+	assert_int_equal(fx_wl(&f, a)->state, KERF_WL_RUNNING);
+	assert_false(fx_wl(&f, a)->borrowed);
 	/* team-b is at its nominal: its work cannot take it back in turn */
-	assert_int_equal(wl(&f, lent)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, lent)->pending, KERF_PENDING_QUOTA);
-	assert_int_equal(cycle(&f, 120).nr_preempted, 0);
+	assert_int_equal(fx_wl(&f, lent)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, lent)->pending, KERF_PENDING_QUOTA);
+	assert_int_equal(fx_cycle(&f, 120).nr_preempted, 0);
 	assert_false(leaving(&f, a));
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 /* borrowed work of one's own tenant is no reclaim */
@@ -446,19 +334,19 @@ static void test_reclaim_not_from_own_tenant(void **state)
 
 	(void)state;
 	setup(&f, 2, nominal, 16000);
-	a0 = submit(&f, f.team[0], f.batch, 8, 0);
-	a1 = submit(&f, f.team[0], f.batch, 8, 0);
-	cycle(&f, 0);
-	assert_true(wl(&f, a1)->borrowed);
+	a0 = fx_submit(&f, f.a, f.batch, 8, 0);
+	a1 = fx_submit(&f, f.a, f.batch, 8, 0);
+	fx_cycle(&f, 0);
+	assert_true(fx_wl(&f, a1)->borrowed);
 	assert_int_equal(kerf_state_finish(&f.st, a0, 10, NULL), 0);
-	submit(&f, f.team[1], f.batch, 8, 20);
-	cycle(&f, 20);
+	fx_submit(&f, f.b, f.batch, 8, 20);
+	fx_cycle(&f, 20);
 	/* team-a within nominal again; only its own borrowed work to take */
-	a2 = submit(&f, f.team[0], f.batch, 8, 30);
-	assert_int_equal(cycle(&f, 30).nr_preempted, 0);
+	a2 = fx_submit(&f, f.a, f.batch, 8, 30);
+	assert_int_equal(fx_cycle(&f, 30).nr_preempted, 0);
 	assert_false(leaving(&f, a1));
-	assert_int_equal(wl(&f, a2)->state, KERF_WL_PENDING);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, a2)->state, KERF_WL_PENDING);
+	fx_teardown(&f);
 }
 
 /* two reclaims of one tenant must fit its nominal together */
@@ -470,23 +358,23 @@ static void test_reclaims_of_one_tenant_fit_together(void **state)
 
 	(void)state;
 	setup(&f, 3, nominal, 24000);
-	submit(&f, f.team[1], f.batch, 8, 0);
-	b2 = submit(&f, f.team[1], f.batch, 8, 0);
-	b3 = submit(&f, f.team[1], f.batch, 8, 0);
-	cycle(&f, 0);
-	assert_true(wl(&f, b3)->borrowed);
-	x1 = submit(&f, f.team[0], f.batch, 8, 100);
-	x2 = submit(&f, f.team[0], f.batch, 8, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 1);
-	assert_int_equal(wl(&f, b2)->preempted_by, x1);
+	fx_submit(&f, f.b, f.batch, 8, 0);
+	b2 = fx_submit(&f, f.b, f.batch, 8, 0);
+	b3 = fx_submit(&f, f.b, f.batch, 8, 0);
+	fx_cycle(&f, 0);
+	assert_true(fx_wl(&f, b3)->borrowed);
+	x1 = fx_submit(&f, f.a, f.batch, 8, 100);
+	x2 = fx_submit(&f, f.a, f.batch, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 1);
+	assert_int_equal(fx_wl(&f, b2)->preempted_by, x1);
 	assert_false(leaving(&f, b3));
-	assert_int_equal(wl(&f, x2)->nr_victims, 0);
-	ack(&f, b2, 110);
-	cycle(&f, 110);
-	assert_int_equal(wl(&f, x1)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, x2)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, x2)->nr_victims, 0);
+	fx_ack(&f, b2, 110);
+	fx_cycle(&f, 110);
+	assert_int_equal(fx_wl(&f, x1)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, x2)->state, KERF_WL_PENDING);
 	assert_false(leaving(&f, b3));
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_reclaim_never_of_higher_class(void **state)
@@ -497,18 +385,18 @@ static void test_reclaim_never_of_higher_class(void **state)
 
 	(void)state;
 	setup(&f, 2, nominal, 16000);
-	own = submit(&f, f.team[1], f.batch, 8, 0);
-	cycle(&f, 0);
-	lent = submit(&f, f.team[1], f.high, 8, 1);
-	cycle(&f, 1);
-	assert_true(wl(&f, lent)->borrowed);
-	a = submit(&f, f.team[0], f.batch, 8, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 0);
+	own = fx_submit(&f, f.b, f.batch, 8, 0);
+	fx_cycle(&f, 0);
+	lent = fx_submit(&f, f.b, f.high, 8, 1);
+	fx_cycle(&f, 1);
+	assert_true(fx_wl(&f, lent)->borrowed);
+	a = fx_submit(&f, f.a, f.batch, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 0);
 	assert_false(leaving(&f, lent));
 	assert_false(leaving(&f, own));
-	assert_int_equal(wl(&f, a)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, a)->nr_victims, 0);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, a)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, a)->nr_victims, 0);
+	fx_teardown(&f);
 }
 
 static void test_ack_loses_nothing(void **state)
@@ -520,13 +408,13 @@ static void test_ack_loses_nothing(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l = submit(&f, f.team[0], f.low, 8, 0);
-	cycle(&f, 0);
-	h = submit(&f, f.team[1], f.high, 8, 100);
-	cycle(&f, 100);
-	assert_int_equal(wl(&f, h)->nr_victims, 1);
-	ack(&f, l, 150);
-	v = wl(&f, l);
+	l = fx_submit(&f, f.a, f.low, 8, 0);
+	fx_cycle(&f, 0);
+	h = fx_submit(&f, f.b, f.high, 8, 100);
+	fx_cycle(&f, 100);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	fx_ack(&f, l, 150);
+	v = fx_wl(&f, l);
 	assert_int_equal(v->state, KERF_WL_PENDING);
 	assert_int_equal(v->pending, KERF_PENDING_REQUEUED);
 	assert_int_equal(v->submit_ms, 0);
@@ -537,18 +425,18 @@ static void test_ack_loses_nothing(void **state)
 	assert_int_equal(v->evicted_at[0], 150);
 	assert_int_equal(v->preempt_deadline_ms, 0);
 	assert_int_equal(v->preempted_by, 0);
-	assert_int_equal(wl(&f, h)->nr_victims, 0);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
-	assert_int_equal(f.st.tenants.t[f.team[0]].usage.v[GPU], 0);
+	assert_int_equal(f.st.tenants.t[f.a].usage.v[GPU], 0);
 	/* a second acknowledgement, or one nobody asked for, is refused */
 	assert_int_equal(kerf_preempt_ack(&f.st, l, 160, &err), -KERF_EINVAL);
 	assert_string_equal(err.msg,
 			    "checkpoint acknowledgement for a workload that was not asked");
-	cycle(&f, 170);
-	assert_int_equal(wl(&f, h)->state, KERF_WL_RUNNING);
+	fx_cycle(&f, 170);
+	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_preempt_ack(&f.st, h, 180, NULL), -KERF_EINVAL);
 	assert_int_equal(kerf_preempt_ack(&f.st, 99, 180, NULL), -KERF_EINVAL);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_expire_at_deadline_records_lost_work(void **state)
@@ -560,29 +448,29 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l = submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
-	wl(&f, l)->last_checkpoint_ms = 40;
-	h = submit(&f, f.team[1], f.high, 8, 100);
-	cycle(&f, 100);
-	assert_int_equal(wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
+	l = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
+	fx_wl(&f, l)->last_checkpoint_ms = 40;
+	h = fx_submit(&f, f.b, f.high, 8, 100);
+	fx_cycle(&f, 100);
+	assert_int_equal(fx_wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS - 1, &err), 0);
-	assert_int_equal(wl(&f, l)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, l)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_preempt_expire_one(&f.st, l, 100 + GRACE_MS - 1,
 						 &err), -KERF_EINVAL);
 	assert_string_equal(err.msg, "expiry of a workload that is not a due victim");
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 1);
-	state_ok(&f);
-	v = wl(&f, l);
+	fx_state_ok(&f);
+	v = fx_wl(&f, l);
 	assert_int_equal(v->state, KERF_WL_PENDING);
 	assert_int_equal(v->pending, KERF_PENDING_REQUEUED);
 	assert_int_equal(v->lost_gpu_milli_ms,
 			 (int64_t)(100 + GRACE_MS - 40) * 4000);
 	assert_int_equal(v->nr_preemptions, 1);
 	assert_int_equal(v->evicted_by[0], h);
-	assert_int_equal(wl(&f, h)->nr_victims, 0);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 0);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_preemptor_counts_down(void **state)
@@ -592,24 +480,24 @@ static void test_preemptor_counts_down(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l1 = submit(&f, f.team[0], f.low, 4, 0);
-	l2 = submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
-	h = submit(&f, f.team[0], f.high, 8, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 2);
-	assert_int_equal(wl(&f, h)->nr_victims, 2);
-	assert_string_equal(wl(&f, h)->pending_text,
+	l1 = fx_submit(&f, f.a, f.low, 4, 0);
+	l2 = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
+	h = fx_submit(&f, f.a, f.high, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 2);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 2);
+	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 2 workloads to checkpoint and leave (lower priority): w1, w2");
-	ack(&f, l1, 110);
-	assert_int_equal(wl(&f, h)->nr_victims, 1);
+	fx_ack(&f, l1, 110);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 1);
-	state_ok(&f);
-	assert_int_equal(wl(&f, h)->nr_victims, 0);
-	cycle(&f, 100 + GRACE_MS);
-	assert_int_equal(wl(&f, h)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, l1)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, l2)->state, KERF_WL_PENDING);
-	teardown(&f);
+	fx_state_ok(&f);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	fx_cycle(&f, 100 + GRACE_MS);
+	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, l2)->state, KERF_WL_PENDING);
+	fx_teardown(&f);
 }
 
 static void test_preemptor_goes_first(void **state)
@@ -620,24 +508,24 @@ static void test_preemptor_goes_first(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l1 = submit(&f, f.team[0], f.low, 4, 0);
-	submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
+	l1 = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
 	/* 3 GPUs: small enough that no nodes are reserved for it */
-	h = submit(&f, f.team[0], f.high, 3, t0);
-	assert_int_equal(cycle(&f, t0).nr_preempted, 1);
-	assert_int_equal(wl(&f, l1)->preempted_by, h);
-	ack(&f, l1, t0 + 10);
+	h = fx_submit(&f, f.a, f.high, 3, t0);
+	assert_int_equal(fx_cycle(&f, t0).nr_preempted, 1);
+	assert_int_equal(fx_wl(&f, l1)->preempted_by, h);
+	fx_ack(&f, l1, t0 + 10);
 	/*
 	 * q, of the same class, belongs to a tenant with no usage history:
 	 * fair share alone would put it before h, whose tenant ran 8 GPUs,
 	 * and it would take 3 of the 4 GPUs freed for h
 	 */
-	q = submit(&f, f.team[1], f.high, 3, t0 + 10);
-	cycle(&f, t0 + 20);
-	assert_int_equal(wl(&f, h)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, q)->state, KERF_WL_PENDING);
-	teardown(&f);
+	q = fx_submit(&f, f.b, f.high, 3, t0 + 10);
+	fx_cycle(&f, t0 + 20);
+	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, q)->state, KERF_WL_PENDING);
+	fx_teardown(&f);
 }
 
 /*
@@ -654,38 +542,38 @@ static void test_never_evicts_its_evictor(void **state)
 
 	(void)state;
 	setup(&f, 2, nominal, 16000);
-	w = submit(&f, f.team[1], f.batch, 8, 0);
-	w2 = submit(&f, f.team[1], f.batch, 8, 0);
-	cycle(&f, 0);
-	x = submit(&f, f.team[0], f.batch, 8, 1000);
-	cycle(&f, 1000);
-	assert_int_equal(wl(&f, w2)->preempted_by, x);
-	ack(&f, w2, 1010);
-	assert_int_equal(wl(&f, w2)->evicted_by[0], x);
-	cycle(&f, 1020);
-	assert_int_equal(wl(&f, x)->state, KERF_WL_RUNNING);
+	w = fx_submit(&f, f.b, f.batch, 8, 0);
+	w2 = fx_submit(&f, f.b, f.batch, 8, 0);
+	fx_cycle(&f, 0);
+	x = fx_submit(&f, f.a, f.batch, 8, 1000);
+	fx_cycle(&f, 1000);
+	assert_int_equal(fx_wl(&f, w2)->preempted_by, x);
+	fx_ack(&f, w2, 1010);
+	assert_int_equal(fx_wl(&f, w2)->evicted_by[0], x);
+	fx_cycle(&f, 1020);
+	assert_int_equal(fx_wl(&f, x)->state, KERF_WL_RUNNING);
 
 	assert_int_equal(kerf_state_requeue(&f.st, x, 2000, NULL), 0);
 	kerf_quota_default(&q);
 	q.borrow_limit.v[GPU] = 16000;          /* nominal 0: borrows all */
-	assert_int_equal(kerf_tenants_set_quota(&f.st.tenants, f.team[0], &q), 0);
+	assert_int_equal(kerf_tenants_set_quota(&f.st.tenants, f.a, &q), 0);
 	kerf_quota_default(&q);
 	q.nominal.v[GPU] = 16000;
-	assert_int_equal(kerf_tenants_set_quota(&f.st.tenants, f.team[1], &q), 0);
-	assert_int_equal(cycle(&f, 2000).nr_preempted, 0);
-	assert_int_equal(wl(&f, x)->state, KERF_WL_RUNNING);
-	assert_true(wl(&f, x)->borrowed);
-	assert_int_equal(wl(&f, w2)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, w2)->nr_victims, 0);
+	assert_int_equal(kerf_tenants_set_quota(&f.st.tenants, f.b, &q), 0);
+	assert_int_equal(fx_cycle(&f, 2000).nr_preempted, 0);
+	assert_int_equal(fx_wl(&f, x)->state, KERF_WL_RUNNING);
+	assert_true(fx_wl(&f, x)->borrowed);
+	assert_int_equal(fx_wl(&f, w2)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, w2)->nr_victims, 0);
 	assert_false(leaving(&f, x));
 	assert_false(leaving(&f, w));
 
-	w3 = submit(&f, f.team[1], f.batch, 8, 3000);
-	assert_int_equal(cycle(&f, 3000).nr_preempted, 1);
-	assert_int_equal(wl(&f, x)->preempted_by, w3);
-	assert_int_equal(wl(&f, w2)->nr_victims, 0);
-	assert_int_equal(wl(&f, w3)->nr_victims, 1);
-	teardown(&f);
+	w3 = fx_submit(&f, f.b, f.batch, 8, 3000);
+	assert_int_equal(fx_cycle(&f, 3000).nr_preempted, 1);
+	assert_int_equal(fx_wl(&f, x)->preempted_by, w3);
+	assert_int_equal(fx_wl(&f, w2)->nr_victims, 0);
+	assert_int_equal(fx_wl(&f, w3)->nr_victims, 1);
+	fx_teardown(&f);
 }
 
 static void test_thrash_limit(void **state)
@@ -697,50 +585,51 @@ static void test_thrash_limit(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l = submit(&f, f.team[0], f.low, 8, 0);
-	cycle(&f, 0);
+	l = fx_submit(&f, f.a, f.low, 8, 0);
+	fx_cycle(&f, 0);
 	for (int k = 0; k < 3; k++) {
 		t = 1000 + 60000 * k;
-		p = submit(&f, f.team[1], f.high, 8, t);
-		assert_int_equal(cycle(&f, t).nr_preempted, 1);
-		ack(&f, l, t + 1);
-		cycle(&f, t + 2);
-		assert_int_equal(wl(&f, p)->state, KERF_WL_RUNNING);
+		p = fx_submit(&f, f.b, f.high, 8, t);
+		assert_int_equal(fx_cycle(&f, t).nr_preempted, 1);
+		fx_ack(&f, l, t + 1);
+		fx_cycle(&f, t + 2);
+		assert_int_equal(fx_wl(&f, p)->state, KERF_WL_RUNNING);
 		assert_int_equal(kerf_state_finish(&f.st, p, t + 3, NULL), 0);
-		cycle(&f, t + 4);
-		assert_int_equal(wl(&f, l)->state, KERF_WL_RUNNING);
+		fx_cycle(&f, t + 4);
+		assert_int_equal(fx_wl(&f, l)->state, KERF_WL_RUNNING);
 	}
-	v = wl(&f, l);
+	v = fx_wl(&f, l);
 	assert_int_equal(v->nr_preemptions, 3);
 	assert_int_equal(v->evicted_at[0], 1001);
 	assert_int_equal(v->evicted_at[2], 121001);
 	/* a fourth within the hour of the first is refused */
-	p = submit(&f, f.team[1], f.high, 8, 200000);
-	assert_int_equal(cycle(&f, 200000).nr_preempted, 0);
-	assert_int_equal(cycle(&f, 1001 + HOUR_MS - 1).nr_preempted, 0);
+	p = fx_submit(&f, f.b, f.high, 8, 200000);
+	assert_int_equal(fx_cycle(&f, 200000).nr_preempted, 0);
+	assert_int_equal(fx_cycle(&f, 1001 + HOUR_MS - 1).nr_preempted, 0);
 	assert_false(leaving(&f, l));
-	assert_int_equal(wl(&f, p)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, p)->state, KERF_WL_PENDING);
 	/* an hour after the first, it is a candidate again */
-	assert_int_equal(cycle(&f, 1001 + HOUR_MS).nr_preempted, 1);
-	assert_int_equal(wl(&f, l)->preempted_by, p);
-	teardown(&f);
+	assert_int_equal(fx_cycle(&f, 1001 + HOUR_MS).nr_preempted, 1);
+	assert_int_equal(fx_wl(&f, l)->preempted_by, p);
+	fx_teardown(&f);
 }
 
 static void assert_within_limits(const struct fx *f)
 {
 	const struct kerf_tenants *tt = &f->st.tenants;
+	const int teams[FX_MAX_TEAMS] = { f->a, f->b, f->c };
 	int64_t sum_usage = 0, sum_nominal = 0;
 
-	state_ok(f);
+	fx_state_ok(f);
 	for (size_t t = 1; t < tt->nr; t++)
 		for (int i = 0; i < tt->nr_res; i++)
 			if (tt->t[t].claim.v[i] > kerf_tenant_limit(tt, (int)t, i))
 				fail_msg("tenant '%s' claims %lld over its limit",
 					 tt->t[t].name, (long long)tt->t[t].claim.v[i]);
-	for (int i = 0; i < 3; i++) {
-		sum_usage += tt->t[f->team[i]].usage.v[GPU];
-		sum_nominal += tt->t[f->team[i]].quota.nominal.v[GPU];
-		assert_false(kerf_tenants_over_limit(tt, f->team[i], NULL));
+	for (int i = 0; i < FX_MAX_TEAMS; i++) {
+		sum_usage += tt->t[teams[i]].usage.v[GPU];
+		sum_nominal += tt->t[teams[i]].quota.nominal.v[GPU];
+		assert_false(kerf_tenants_over_limit(tt, teams[i], NULL));
 	}
 	assert_true(sum_usage <= sum_nominal);
 	assert_true(tt->t[f->org].usage.v[GPU] <= tt->t[f->org].quota.nominal.v[GPU]);
@@ -760,20 +649,20 @@ static void test_freed_room_held_for_preemptor(void **state)
 
 	(void)state;
 	setup(&f, 1, NULL, 0);
-	l1 = submit(&f, f.team[0], f.low, 4, 0);
-	l2 = submit(&f, f.team[0], f.low, 4, 0);
-	cycle(&f, 0);
-	h = submit(&f, f.team[0], f.high, 8, 100);
-	assert_int_equal(cycle(&f, 100).nr_preempted, 2);
-	ack(&f, l1, 110);
-	cycle(&f, 120);
-	assert_int_equal(wl(&f, l1)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, h)->nr_victims, 1);
-	ack(&f, l2, 130);
-	assert_int_equal(cycle(&f, 140).nr_preempted, 0);
-	assert_int_equal(wl(&f, h)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, l1)->nr_preemptions, 1);
-	teardown(&f);
+	l1 = fx_submit(&f, f.a, f.low, 4, 0);
+	l2 = fx_submit(&f, f.a, f.low, 4, 0);
+	fx_cycle(&f, 0);
+	h = fx_submit(&f, f.a, f.high, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 2);
+	fx_ack(&f, l1, 110);
+	fx_cycle(&f, 120);
+	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	fx_ack(&f, l2, 130);
+	assert_int_equal(fx_cycle(&f, 140).nr_preempted, 0);
+	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, l1)->nr_preemptions, 1);
+	fx_teardown(&f);
 }
 
 /* RS-01: three tenants in one cohort, two preemptors in one cycle */
@@ -785,39 +674,39 @@ static void test_concurrent_reclaims_disjoint(void **state)
 
 	(void)state;
 	setup(&f, 3, nominal, 24000);
-	a1 = submit(&f, f.team[0], f.batch, 8, 0);
-	a2 = submit(&f, f.team[0], f.batch, 8, 0);
-	a3 = submit(&f, f.team[0], f.batch, 8, 0);
-	assert_int_equal(cycle(&f, 0).nr_admitted, 3);
+	a1 = fx_submit(&f, f.a, f.batch, 8, 0);
+	a2 = fx_submit(&f, f.a, f.batch, 8, 0);
+	a3 = fx_submit(&f, f.a, f.batch, 8, 0);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 3);
 	assert_within_limits(&f);
-	assert_true(wl(&f, a2)->borrowed);
-	assert_true(wl(&f, a3)->borrowed);
-	b = submit(&f, f.team[1], f.batch, 8, 1000);
-	c = submit(&f, f.team[2], f.batch, 8, 1000);
-	assert_int_equal(cycle(&f, 1000).nr_preempted, 2);
+	assert_true(fx_wl(&f, a2)->borrowed);
+	assert_true(fx_wl(&f, a3)->borrowed);
+	b = fx_submit(&f, f.b, f.batch, 8, 1000);
+	c = fx_submit(&f, f.c, f.batch, 8, 1000);
+	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 2);
 	assert_within_limits(&f);
 	assert_false(leaving(&f, a1));
-	assert_int_equal(wl(&f, a2)->preempted_by, b);
-	assert_int_equal(wl(&f, a3)->preempted_by, c);
-	assert_int_equal(wl(&f, b)->nr_victims, 1);
-	assert_int_equal(wl(&f, c)->nr_victims, 1);
-	ack(&f, a2, 1010);
+	assert_int_equal(fx_wl(&f, a2)->preempted_by, b);
+	assert_int_equal(fx_wl(&f, a3)->preempted_by, c);
+	assert_int_equal(fx_wl(&f, b)->nr_victims, 1);
+	assert_int_equal(fx_wl(&f, c)->nr_victims, 1);
+	fx_ack(&f, a2, 1010);
 	assert_within_limits(&f);
-	cycle(&f, 1015);
+	fx_cycle(&f, 1015);
 	assert_within_limits(&f);
-	assert_int_equal(wl(&f, b)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, c)->state, KERF_WL_PENDING);
-	ack(&f, a3, 1020);
-	cycle(&f, 1025);
+	assert_int_equal(fx_wl(&f, b)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, c)->state, KERF_WL_PENDING);
+	fx_ack(&f, a3, 1020);
+	fx_cycle(&f, 1025);
 	assert_within_limits(&f);
-	assert_int_equal(wl(&f, c)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, a2)->state, KERF_WL_PENDING);
-	assert_int_equal(wl(&f, a3)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, c)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, a2)->state, KERF_WL_PENDING);
+	assert_int_equal(fx_wl(&f, a3)->state, KERF_WL_PENDING);
 	assert_int_equal(f.st.tenants.t[f.org].usage.v[GPU], 24000);
 	/* a is at its nominal: a2, a3 wait, and reclaim nothing */
-	assert_int_equal(cycle(&f, 2000).nr_preempted, 0);
+	assert_int_equal(fx_cycle(&f, 2000).nr_preempted, 0);
 	assert_within_limits(&f);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 /* RS-01, one victim enough for both: the second preemptor must not count
@@ -830,24 +719,24 @@ static void test_concurrent_reclaims_one_victim(void **state)
 
 	(void)state;
 	setup(&f, 3, nominal, 24000);
-	submit(&f, f.team[0], f.batch, 8, 0);
-	big = submit_gang(&f, f.team[0], f.batch, 2, 8, 0);
-	assert_int_equal(cycle(&f, 0).nr_admitted, 2);
-	assert_true(wl(&f, big)->borrowed);
-	b = submit(&f, f.team[1], f.batch, 8, 1000);
-	c = submit(&f, f.team[2], f.batch, 8, 1000);
-	assert_int_equal(cycle(&f, 1000).nr_preempted, 1);
-	assert_int_equal(wl(&f, big)->preempted_by, b);
-	assert_int_equal(wl(&f, c)->nr_victims, 0);
-	assert_int_equal(wl(&f, c)->state, KERF_WL_PENDING);
+	fx_submit(&f, f.a, f.batch, 8, 0);
+	big = fx_submit_gang(&f, f.a, f.batch, 2, 8, 0);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 2);
+	assert_true(fx_wl(&f, big)->borrowed);
+	b = fx_submit(&f, f.b, f.batch, 8, 1000);
+	c = fx_submit(&f, f.c, f.batch, 8, 1000);
+	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 1);
+	assert_int_equal(fx_wl(&f, big)->preempted_by, b);
+	assert_int_equal(fx_wl(&f, c)->nr_victims, 0);
+	assert_int_equal(fx_wl(&f, c)->state, KERF_WL_PENDING);
 	assert_within_limits(&f);
-	ack(&f, big, 1010);
-	cycle(&f, 1020);
+	fx_ack(&f, big, 1010);
+	fx_cycle(&f, 1020);
 	assert_within_limits(&f);
-	assert_int_equal(wl(&f, b)->state, KERF_WL_RUNNING);
-	assert_int_equal(wl(&f, c)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, b)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, c)->state, KERF_WL_RUNNING);
 	assert_int_equal(f.st.tenants.t[f.org].usage.v[GPU], 24000);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 int main(void)

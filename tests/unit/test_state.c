@@ -18,112 +18,18 @@
 #include <cmocka.h>
 
 #include "core/cycle.h"
-#include "core/policy.h"
 #include "core/preempt.h"
+#include "sched_fixture.h"
 
 #define GPU KERF_RES_GPU0
-
-struct fx {
-	struct kerf_state st;
-	struct kerf_policy pol;
-	struct kerf_sched s;
-	int org, a, b;          /* tenants */
-	int prod, batch;        /* classes */
-};
 
 /* Two nodes of 8 GPUs; cluster -> org -> team-a, team-b; no quotas. */
 static void setup(struct fx *f)
 {
-	struct kerf_cluster c;
-	struct kerf_tenants tt;
-	struct kerf_classes cl;
-	struct kerf_priority_class pc = { .value = 1000, .preemptible = false };
-
-	memset(f, 0, sizeof(*f));
-	kerf_cluster_init(&c);
-	assert_int_equal(kerf_cluster_model(&c, "h100", 81920, NULL), 0);
-	assert_int_equal(kerf_cluster_add_node(&c, "n0", 64000, 524288, 0, 8,
-					       NULL), 0);
-	assert_int_equal(kerf_cluster_add_node(&c, "n1", 64000, 524288, 0, 8,
-					       NULL), 1);
-	assert_int_equal(kerf_tenants_init(&tt, kerf_res_count(&c)), 0);
-	f->org = kerf_tenants_add(&tt, "org", KERF_TENANT_ROOT, NULL, 1, NULL);
-	f->a = kerf_tenants_add(&tt, "team-a", f->org, NULL, 1, NULL);
-	f->b = kerf_tenants_add(&tt, "team-b", f->org, NULL, 1, NULL);
-	assert_int_equal(f->b, 3);
-	kerf_classes_init(&cl);
-	snprintf(pc.name, sizeof(pc.name), "production");
-	f->prod = kerf_classes_add(&cl, &pc, NULL);
-	snprintf(pc.name, sizeof(pc.name), "batch");
-	pc.value = 100;
-	pc.preemptible = true;
-	pc.checkpoint_grace_ms = 1000;
-	f->batch = kerf_classes_add(&cl, &pc, NULL);
-	assert_int_equal(kerf_state_init(&f->st, &c, &tt, &cl, NULL), 0);
-	assert_int_equal(kerf_policy_build(&f->pol, "first-fit",
-					   &(struct kerf_policy_args){ .cluster = &f->st.cluster },
-					   NULL), 0);
-	kerf_sched_init(&f->s, &f->pol);
-}
-
-static void teardown(struct fx *f)
-{
-	kerf_sched_release(&f->s);
-	kerf_policy_release(&f->pol);
-	kerf_state_release(&f->st);
-}
-
-/* A valid gang of pods pods of gpus GPUs each, named "x". */
-static struct kerf_workload gang(int tenant, int cls, uint32_t pods, int gpus)
-{
-	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
-				   .nr_sets = 1, .min_count = pods,
-				   .name = "x" };
-
-	w.sets[0] = (struct kerf_podset){
-		.req = { .cpu_milli = 1000, .mem_mib = 1024,
-			 .nr_gpus = (uint8_t)gpus, .gpu_milli = 1000 },
-		.count = pods,
-	};
-	return w;
-}
-
-static uint32_t submit(struct fx *f, int tenant, int cls, uint32_t pods,
-		       int gpus, int64_t now)
-{
-	struct kerf_workload w = gang(tenant, cls, pods, gpus);
-	int id;
-
-	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
-	id = kerf_state_submit(&f->st, &w, now, NULL);
-	assert_true(id > 0);
-	return (uint32_t)id;
-}
-
-static struct kerf_workload *wl(const struct fx *f, uint32_t id)
-{
-	struct kerf_workload *w = kerf_state_find(&f->st, id);
-
-	assert_non_null(w);
-	return w;
-}
-
-static void state_ok(const struct fx *f)
-{
-	struct kerf_err err = { 0 };
-
-	if (kerf_state_check(&f->st, &err) < 0)
-		fail_msg("%s", err.msg);
-}
-
-static void cycle(struct fx *f, int64_t now)
-{
-	struct kerf_cycle_stats stats;
-	struct kerf_err err = { 0 };
-
-	if (kerf_cycle_run(&f->s, &f->st, now, &stats, &err) < 0)
-		fail_msg("%s", err.msg);
-	state_ok(f);
+	fx_begin(f, 2, 2, NULL, NULL);
+	f->prod = fx_add_class(f, "production", 1000, false, 0);
+	f->batch = fx_add_class(f, "batch", 100, true, 1000);
+	fx_start(f);
 }
 
 static void expect_corrupt(const struct fx *f, const char *msg)
@@ -160,14 +66,14 @@ static void test_init_takes_capacity(void **state)
 	assert_int_equal(cap->v[GPU], 16000);
 	assert_int_equal(f.st.next_id, 1);
 	assert_int_equal(f.st.nr_wl, 0);
-	state_ok(&f);
-	teardown(&f);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_submit_stores_clean_copy(void **state)
 {
 	struct fx f;
-	struct kerf_workload w = gang(0, 0, 2, 1), *x;
+	struct kerf_workload w = fx_gang(0, 0, 2, 1), *x;
 	struct kerf_wl_pod bogus;
 
 	(void)state;
@@ -188,7 +94,7 @@ static void test_submit_stores_clean_copy(void **state)
 	w.pending = KERF_PENDING_QUOTA;
 	assert_int_equal(kerf_state_submit(&f.st, &w, 42, NULL), 1);
 	assert_int_equal(kerf_state_submit(&f.st, &w, 43, NULL), 2);
-	x = wl(&f, 1);
+	x = fx_wl(&f, 1);
 	assert_ptr_not_equal(x, &w);
 	assert_int_equal(x->id, 1);
 	assert_string_equal(x->name, "x");
@@ -205,14 +111,14 @@ static void test_submit_stores_clean_copy(void **state)
 	assert_int_equal(x->submit_ms, 42);
 	assert_int_equal(x->pending, KERF_PENDING_NEW);
 	assert_true(x->nonpreemptible);
-	assert_int_equal(wl(&f, 2)->submit_ms, 43);
+	assert_int_equal(fx_wl(&f, 2)->submit_ms, 43);
 	assert_null(kerf_state_find(&f.st, 3));
 	assert_null(kerf_state_find(&f.st, 0));
 	w.class_idx = f.batch;
 	assert_int_equal(kerf_state_submit(&f.st, &w, 44, NULL), 3);
-	assert_false(wl(&f, 3)->nonpreemptible);
-	state_ok(&f);
-	teardown(&f);
+	assert_false(fx_wl(&f, 3)->nonpreemptible);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_submit_validation_messages(void **state)
@@ -222,7 +128,7 @@ static void test_submit_validation_messages(void **state)
 
 	(void)state;
 	setup(&f);
-	w = gang(KERF_TENANT_ROOT, 1, 2, 1);
+	w = fx_gang(KERF_TENANT_ROOT, 1, 2, 1);
 	expect_refused(&f, &w, -KERF_EINVAL,
 		       "workload 'x': tenant must be a leaf of the tenant tree");
 	w.tenant = f.org;
@@ -235,52 +141,52 @@ static void test_submit_validation_messages(void **state)
 	expect_refused(&f, &w, -KERF_EINVAL,
 		       "workload 'x': tenant must be a leaf of the tenant tree");
 
-	w = gang(f.a, 2, 2, 1);
+	w = fx_gang(f.a, 2, 2, 1);
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown priority class");
 	w.class_idx = -1;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown priority class");
 
-	w = gang(f.a, f.batch, 2, 1);
+	w = fx_gang(f.a, f.batch, 2, 1);
 	w.nr_sets = 0;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': pod sets: 0, must be 1..8");
 	w.nr_sets = 9;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': pod sets: 9, must be 1..8");
 
-	w = gang(f.a, f.batch, 2, 1);
+	w = fx_gang(f.a, f.batch, 2, 1);
 	w.sets[0].count = 0;
 	expect_refused(&f, &w, -KERF_EINVAL,
 		       "workload 'x': pod set 0: count must be at least 1");
 
-	w = gang(f.a, f.batch, 2, 1);
+	w = fx_gang(f.a, f.batch, 2, 1);
 	w.nr_sets = 2;
 	w.sets[1] = w.sets[0];
 	w.sets[1].req.gpu_milli = 1500;
 	expect_refused(&f, &w, -KERF_EINVAL,
 		       "workload 'x': pod set 1: gpu_milli 1500: must be 1..1000 for a GPU pod");
 
-	w = gang(f.a, f.batch, 2, 1);
+	w = fx_gang(f.a, f.batch, 2, 1);
 	w.min_count = 3;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 3 must be 1..2");
 	w.min_count = 0;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 0 must be 1..2");
 
-	w = gang(f.a, f.batch, 4097, 0);
+	w = fx_gang(f.a, f.batch, 4097, 0);
 	w.sets[0].req.gpu_milli = 0;
 	expect_refused(&f, &w, -KERF_ELIMIT, "workload 'x': 4097 pods, more than 4096");
 
-	w = gang(f.a, f.batch, 2, 1);
+	w = fx_gang(f.a, f.batch, 2, 1);
 	w.topology = (enum kerf_topology)(KERF_TOPO_PACK + 1);
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': unknown topology");
 
 	/* the workload itself is checked before its tenant and class */
-	w = gang(KERF_TENANT_ROOT, -1, 2, 1);
+	w = fx_gang(KERF_TENANT_ROOT, -1, 2, 1);
 	w.min_count = 3;
 	expect_refused(&f, &w, -KERF_EINVAL, "workload 'x': min_count 3 must be 1..2");
 
-	w = gang(f.b, f.batch, 4096, 0);
+	w = fx_gang(f.b, f.batch, 4096, 0);
 	w.sets[0].req.gpu_milli = 0;
 	assert_int_equal(kerf_state_submit(&f.st, &w, 0, NULL), 1);
-	teardown(&f);
+	fx_teardown(&f);
 }
 
 static void test_check_node_usage(void **state)
@@ -293,20 +199,20 @@ static void test_check_node_usage(void **state)
 
 	(void)state;
 	setup(&f);
-	submit(&f, f.a, f.batch, 2, 4, 0);
-	cycle(&f, 0);
-	assert_int_equal(wl(&f, 1)->pods[0].b.node, 0);
+	fx_submit_gang(&f, f.a, f.batch, 2, 4, 0);
+	fx_cycle(&f, 0);
+	assert_int_equal(fx_wl(&f, 1)->pods[0].b.node, 0);
 	/* a leaked binding: the cluster is consistent, the workloads are not */
 	assert_int_equal(kerf_cluster_bind(&f.st.cluster, &gpu_only, b1, NULL), 0);
 	assert_int_equal(kerf_cluster_check(&f.st.cluster, NULL), 0);
 	expect_corrupt(&f, "node 'n1' GPU 3: 1000 milli in use, running workloads hold 0");
 	assert_int_equal(kerf_cluster_unbind(&f.st.cluster, &gpu_only, b1, NULL), 0);
-	state_ok(&f);
+	fx_state_ok(&f);
 	assert_int_equal(kerf_cluster_bind(&f.st.cluster, &cpu_only, b0, NULL), 0);
 	expect_corrupt(&f, "node 'n0': cpu or memory in use differs from the running workloads");
 	assert_int_equal(kerf_cluster_unbind(&f.st.cluster, &cpu_only, b0, NULL), 0);
-	state_ok(&f);
-	teardown(&f);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_check_pods_of_work_not_running(void **state)
@@ -315,13 +221,13 @@ static void test_check_pods_of_work_not_running(void **state)
 
 	(void)state;
 	setup(&f);
-	submit(&f, f.a, f.batch, 1, 1, 0);
-	cycle(&f, 0);
-	wl(&f, 1)->state = KERF_WL_FINISHED;
+	fx_submit_gang(&f, f.a, f.batch, 1, 1, 0);
+	fx_cycle(&f, 0);
+	fx_wl(&f, 1)->state = KERF_WL_FINISHED;
 	expect_corrupt(&f, "workload 'w1': holds pods but is not running");
-	wl(&f, 1)->state = KERF_WL_RUNNING;
-	state_ok(&f);
-	teardown(&f);
+	fx_wl(&f, 1)->state = KERF_WL_RUNNING;
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_check_gang_whole(void **state)
@@ -331,15 +237,15 @@ static void test_check_gang_whole(void **state)
 
 	(void)state;
 	setup(&f);
-	submit(&f, f.a, f.batch, 3, 2, 0);
-	cycle(&f, 0);
-	w = wl(&f, 1);
+	fx_submit_gang(&f, f.a, f.batch, 3, 2, 0);
+	fx_cycle(&f, 0);
+	w = fx_wl(&f, 1);
 	assert_int_equal(w->nr_bound, 3);
 	w->nr_bound = 2;
 	expect_corrupt(&f, "workload 'w1': gang not whole: 2 bound, min_count 3");
 	w->nr_bound = 3;
-	state_ok(&f);
-	teardown(&f);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_check_quota_usage(void **state)
@@ -351,9 +257,9 @@ static void test_check_quota_usage(void **state)
 
 	(void)state;
 	setup(&f);
-	submit(&f, f.a, f.batch, 1, 2, 0);
-	cycle(&f, 0);
-	w = wl(&f, 1);
+	fx_submit_gang(&f, f.a, f.batch, 1, 2, 0);
+	fx_cycle(&f, 0);
+	w = fx_wl(&f, 1);
 	assert_int_equal(w->charged.v[GPU], 2000);
 	/* a charge no workload holds: the tree is consistent, the leaf not */
 	kerf_res_zero(&extra);
@@ -363,12 +269,12 @@ static void test_check_quota_usage(void **state)
 	expect_corrupt(&f, msg);
 	assert_int_equal(kerf_quota_release(&f.st.tenants, f.a, &extra, false,
 					    NULL), 0);
-	state_ok(&f);
+	fx_state_ok(&f);
 	/* the workload's record of its charge */
 	w->charged.v[KERF_RES_CPU]++;
 	expect_corrupt(&f, msg);
 	w->charged.v[KERF_RES_CPU]--;
-	state_ok(&f);
+	fx_state_ok(&f);
 	/* non-preemptible usage */
 	w->nonpreemptible = true;
 	expect_corrupt(&f, msg);
@@ -381,8 +287,8 @@ static void test_check_quota_usage(void **state)
 	assert_int_equal(kerf_tenants_check(&f.st.tenants, NULL), 0);
 	expect_corrupt(&f, msg);
 	kerf_quota_charge_own(&f.st.tenants, f.a, &extra);
-	state_ok(&f);
-	teardown(&f);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_requeue_keeps_submit_time(void **state)
@@ -394,14 +300,14 @@ static void test_requeue_keeps_submit_time(void **state)
 
 	(void)state;
 	setup(&f);
-	id = submit(&f, f.a, f.batch, 2, 8, 5);
-	cycle(&f, 10);
-	w = wl(&f, id);
+	id = fx_submit_gang(&f, f.a, f.batch, 2, 8, 5);
+	fx_cycle(&f, 10);
+	w = fx_wl(&f, id);
 	assert_int_equal(w->state, KERF_WL_RUNNING);
 	assert_int_equal(w->start_ms, 10);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 16000);
 	assert_int_equal(kerf_state_requeue(&f.st, id, 20, &err), 0);
-	state_ok(&f);
+	fx_state_ok(&f);
 	assert_int_equal(w->state, KERF_WL_PENDING);
 	assert_int_equal(w->pending, KERF_PENDING_REQUEUED);
 	assert_string_equal(kerf_pending_name(w->pending), "Requeued");
@@ -421,14 +327,14 @@ static void test_requeue_keeps_submit_time(void **state)
 	assert_int_equal(kerf_state_finish(&f.st, 99, 21, &err), -KERF_ENOTFOUND);
 	assert_string_equal(err.msg, "workload 99: not found");
 	/* it runs again, as submitted at 5 */
-	cycle(&f, 30);
+	fx_cycle(&f, 30);
 	assert_int_equal(w->state, KERF_WL_RUNNING);
 	assert_int_equal(w->start_ms, 30);
 	assert_int_equal(w->submit_ms, 5);
 	assert_int_equal(kerf_state_finish(&f.st, id, 40, NULL), 0);
 	assert_int_equal(w->state, KERF_WL_FINISHED);
-	state_ok(&f);
-	teardown(&f);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 static void test_requeued_victim_counts_down(void **state)
@@ -439,25 +345,25 @@ static void test_requeued_victim_counts_down(void **state)
 
 	(void)state;
 	setup(&f);
-	v1 = submit(&f, f.a, f.batch, 1, 8, 0);
-	v2 = submit(&f, f.a, f.batch, 1, 8, 0);
-	cycle(&f, 0);
-	p = submit(&f, f.b, f.prod, 1, 8, 10);
+	v1 = fx_submit_gang(&f, f.a, f.batch, 1, 8, 0);
+	v2 = fx_submit_gang(&f, f.a, f.batch, 1, 8, 0);
+	fx_cycle(&f, 0);
+	p = fx_submit_gang(&f, f.b, f.prod, 1, 8, 10);
 	plan.victims[0] = v1;
 	plan.victims[1] = v2;
-	kerf_preempt_start(&f.st, wl(&f, p), &plan, 10);
-	assert_int_equal(wl(&f, p)->nr_victims, 2);
-	assert_int_equal(wl(&f, v1)->preempt_deadline_ms, 1010);
+	kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10);
+	assert_int_equal(fx_wl(&f, p)->nr_victims, 2);
+	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 1010);
 	/* v1's node fails: it leaves without the handshake */
 	assert_int_equal(kerf_state_requeue(&f.st, v1, 20, NULL), 0);
-	assert_int_equal(wl(&f, p)->nr_victims, 1);
-	assert_int_equal(wl(&f, v1)->preempt_deadline_ms, 0);
-	assert_int_equal(wl(&f, v1)->preempted_by, 0);
-	assert_int_equal(wl(&f, v1)->nr_preemptions, 0);
+	assert_int_equal(fx_wl(&f, p)->nr_victims, 1);
+	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 0);
+	assert_int_equal(fx_wl(&f, v1)->preempted_by, 0);
+	assert_int_equal(fx_wl(&f, v1)->nr_preemptions, 0);
 	assert_int_equal(kerf_state_finish(&f.st, v2, 30, NULL), 0);
-	assert_int_equal(wl(&f, p)->nr_victims, 0);
-	state_ok(&f);
-	teardown(&f);
+	assert_int_equal(fx_wl(&f, p)->nr_victims, 0);
+	fx_state_ok(&f);
+	fx_teardown(&f);
 }
 
 int main(void)
