@@ -35,18 +35,35 @@ struct cycle_ctx {
 	bool no_preempt;            /* a first, tentative attempt: no searches */
 	/* room freed for waiting preemptors (see kerf_preempt_start) */
 	int32_t *held;              /* per node: highest holder's class value */
+	uint32_t *held_list;        /* the held nodes */
+	size_t nr_held;
 	bool any_held;
+	uint8_t *only;              /* all zero but while place_one_node uses it */
+	/* NVLink domains in node order, built when first needed */
+	uint32_t *dom_nodes;        /* nodes grouped by domain, rank order within */
+	uint32_t *dom_start;        /* group g: dom_nodes[dom_start[g] ..
+				       dom_start[g + 1]) */
+	size_t nr_doms;
+	bool doms_built;
 };
 
 enum { NOT_HELD = INT32_MIN };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
 
 /* Held nodes: the victims' nodes of every preemptor still waiting. */
 static void hold_nominated(struct cycle_ctx *x)
 {
 	const struct kerf_state *st = x->st;
 
-	for (size_t i = 0; i < st->cluster.nr_nodes; i++)
-		x->held[i] = NOT_HELD;
+	for (size_t i = 0; i < x->nr_held; i++)
+		x->held[x->held_list[i]] = NOT_HELD;
+	x->nr_held = 0;
 	x->any_held = false;
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		const struct kerf_workload *w = st->wl[i];
@@ -57,7 +74,11 @@ static void hold_nominated(struct cycle_ctx *x)
 		for (uint32_t k = 0; k < w->nr_nominated; k++) {
 			uint32_t n = w->nominated[k];
 
-			if (n < st->cluster.nr_nodes && x->held[n] < v)
+			if (n >= st->cluster.nr_nodes)
+				continue;
+			if (x->held[n] == NOT_HELD)
+				x->held_list[x->nr_held++] = n;
+			if (x->held[n] < v)
 				x->held[n] = v;
 			x->any_held = true;
 		}
@@ -260,10 +281,16 @@ static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 	 * lower work off the room freed for a waiting preemptor
 	 */
 	if (x->keep_off || x->any_held) {
-		for (size_t i = 0; i < c->nr_nodes; i++)
-			x->eff[i] = (!allowed || allowed[i]) &&
-				    !(x->keep_off && x->reserved[i]) &&
-				    (!x->any_held || may_use_node(x, w, (uint32_t)i));
+		if (!allowed)
+			memset(x->eff, 1, c->nr_nodes);
+		else
+			memcpy(x->eff, allowed, c->nr_nodes);
+		if (x->keep_off)
+			for (size_t i = 0; i < c->nr_nodes; i++)
+				x->eff[i] &= (uint8_t)!x->reserved[i];
+		for (size_t k = 0; k < x->nr_held; k++)
+			if (!may_use_node(x, w, x->held_list[k]))
+				x->eff[x->held_list[k]] = 0;
 		allowed = x->eff;
 	}
 
@@ -327,15 +354,78 @@ static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
 		    kerf_sched_select_in(x->s, c, &p, excluded, &b, why) != KERF_FIT)
 			break;
 		/* try the whole gang there */
-		only = calloc(c->nr_nodes, 1);
-		if (!only)
-			break;
+		only = x->only;
 		only[b.node] = 1;
 		ok = place_pods(x, w, flavors, only, nr, why);
-		free(only);
+		only[b.node] = 0;
 		excluded[b.node] = 0;
 	}
 	return ok;
+}
+
+/* (domain << 32 | rank) of every node in a domain, sorted: groups by domain */
+static bool build_domains(struct cycle_ctx *x)
+{
+	const struct kerf_cluster *c = &x->st->cluster;
+	uint64_t *key = malloc((c->nr_nodes ? c->nr_nodes : 1) * sizeof(*key));
+	uint64_t *first;
+	size_t nr_keys = 0, nr = 0, g = 0;
+
+	x->doms_built = true;
+	if (!key)
+		return false;
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		if (c->nodes[i].domain)
+			key[nr_keys++] = (uint64_t)c->nodes[i].domain << 32 | i;
+	qsort(key, nr_keys, sizeof(*key), cmp_u64);
+	x->dom_nodes = malloc((nr_keys ? nr_keys : 1) * sizeof(*x->dom_nodes));
+	x->dom_start = malloc((nr_keys + 1) * sizeof(*x->dom_start));
+	first = malloc((nr_keys ? nr_keys : 1) * sizeof(*first));
+	if (!x->dom_nodes || !x->dom_start || !first) {
+		free(key);
+		free(first);
+		return false;
+	}
+	/* the groups in the order of their first node: (first rank << 32 | start) */
+	for (size_t i = 0; i < nr_keys; i++)
+		if (i == 0 || key[i] >> 32 != key[i - 1] >> 32)
+			first[g++] = (key[i] & 0xffffffffu) << 32 | i;
+	qsort(first, g, sizeof(*first), cmp_u64);
+	for (size_t k = 0; k < g; k++) {
+		size_t i = first[k] & 0xffffffffu;
+		uint64_t d = key[i] >> 32;
+
+		x->dom_start[k] = (uint32_t)nr;
+		for (; i < nr_keys && key[i] >> 32 == d; i++)
+			x->dom_nodes[nr++] = (uint32_t)key[i];
+	}
+	x->dom_start[g] = (uint32_t)nr;
+	x->nr_doms = g;
+	free(first);
+	free(key);
+	return true;
+}
+
+/* Could domain g hold w's smallest admissible set of pods at all? */
+static bool domain_has_room(const struct cycle_ctx *x, size_t g,
+			    const struct kerf_workload *w)
+{
+	const struct kerf_cluster *c = &x->st->cluster;
+	int64_t per_pod = INT64_MAX, free_milli = 0;
+
+	for (int s = 0; s < w->nr_sets; s++) {
+		int64_t m = kerf_pod_gpu_milli_total(&w->sets[s].req);
+
+		if (m < per_pod)
+			per_pod = m;
+	}
+	for (uint32_t k = x->dom_start[g]; k < x->dom_start[g + 1]; k++) {
+		const struct kerf_node *n = &c->nodes[x->dom_nodes[k]];
+
+		if (!n->cordoned)
+			free_milli += n->gpu_free_milli_sum;
+	}
+	return free_milli >= per_pod * (int64_t)w->min_count;
 }
 
 /* Every pod in one NVLink domain: try the domains in node order. */
@@ -346,20 +436,21 @@ static bool place_one_domain(struct cycle_ctx *x, const struct kerf_workload *w,
 	struct kerf_cluster *c = &x->st->cluster;
 	int tried = 0;
 
-	for (size_t i = 0; i < c->nr_nodes && tried < DOMAIN_ATTEMPTS; i++) {
-		uint32_t d = c->nodes[i].domain;
-		bool seen = false;
+	if (!x->doms_built && !build_domains(x))
+		return false;
+	memset(x->allowed, 0, c->nr_nodes);
+	for (size_t g = 0; g < x->nr_doms && tried < DOMAIN_ATTEMPTS; g++) {
+		bool ok;
 
-		if (d == 0)
-			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = c->nodes[j].domain == d;
-		if (seen)
+		if (!domain_has_room(x, g, w))
 			continue;
 		tried++;
-		for (size_t j = 0; j < c->nr_nodes; j++)
-			x->allowed[j] = c->nodes[j].domain == d;
-		if (place_pods(x, w, flavors, x->allowed, nr, why))
+		for (uint32_t k = x->dom_start[g]; k < x->dom_start[g + 1]; k++)
+			x->allowed[x->dom_nodes[k]] = 1;
+		ok = place_pods(x, w, flavors, x->allowed, nr, why);
+		for (uint32_t k = x->dom_start[g]; k < x->dom_start[g + 1]; k++)
+			x->allowed[x->dom_nodes[k]] = 0;
+		if (ok)
 			return true;
 	}
 	/* nodes outside any domain are domains of one */
@@ -625,19 +716,6 @@ static uint32_t pods_if_empty(const struct kerf_node *n, const struct kerf_pod *
 			       : (by_cpu < by_mem ? by_cpu : by_mem);
 }
 
-/* Should node a come before node b when picking reserved nodes? */
-static bool before_in_reservation(const struct cycle_ctx *x, bool sticky,
-				  uint32_t a, uint32_t b)
-{
-	const struct kerf_node *na = &x->st->cluster.nodes[a];
-	const struct kerf_node *nb = &x->st->cluster.nodes[b];
-
-	if (sticky && x->st->reserved[a] != x->st->reserved[b])
-		return x->st->reserved[a];
-	if (na->gpu_free_milli_sum != nb->gpu_free_milli_sum)
-		return na->gpu_free_milli_sum > nb->gpu_free_milli_sum;
-	return a < b;
-}
 
 /*
  * Head-of-line reservation: the first large workload blocked for capacity
@@ -654,29 +732,29 @@ static void reserve_for(struct cycle_ctx *x, const struct kerf_workload *w)
 	bool sticky = st->reserver_id == w->id &&
 		      st->nr_reserved == st->cluster.nr_nodes;
 	const struct kerf_cluster *c = &x->st->cluster;
-	uint32_t *order = malloc(c->nr_nodes * sizeof(*order));
+	uint64_t *order = malloc(c->nr_nodes * sizeof(*order));
 	uint32_t need[KERF_MAX_PODSETS];
 
 	if (!order)
 		return;
-	for (size_t i = 0; i < c->nr_nodes; i++)
-		order[i] = (uint32_t)i;
-	/* insertion sort: held before, then most free GPU, then rank */
-	for (size_t i = 1; i < c->nr_nodes; i++) {
-		uint32_t v = order[i];
-		size_t j = i;
+	/*
+	 * held before, then most free GPU, then rank: one sortable key per
+	 * node (free GPU milli is at most 16000, a rank fits 32 bits)
+	 */
+	for (size_t i = 0; i < c->nr_nodes; i++) {
+		uint64_t held = sticky && st->reserved[i];
+		uint64_t room = (uint64_t)(KERF_NODE_MAX_GPUS * KERF_GPU_MILLI -
+					   c->nodes[i].gpu_free_milli_sum);
 
-		while (j > 0 && before_in_reservation(x, sticky, v, order[j - 1])) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = v;
+		order[i] = ((uint64_t)!held << 62) | (room << 32) | (uint64_t)i;
 	}
+	qsort(order, c->nr_nodes, sizeof(*order), cmp_u64);
 	for (int s = 0; s < w->nr_sets; s++)
 		need[s] = w->sets[s].count;
 	memset(x->reserved, 0, c->nr_nodes);
 	for (size_t k = 0; k < c->nr_nodes; k++) {
-		const struct kerf_node *n = &c->nodes[order[k]];
+		uint32_t i = (uint32_t)order[k];
+		const struct kerf_node *n = &c->nodes[i];
 		bool done = true, used = false;
 
 		for (int s = 0; s < w->nr_sets; s++) {
@@ -689,7 +767,7 @@ static void reserve_for(struct cycle_ctx *x, const struct kerf_workload *w)
 			done &= need[s] == 0;
 		}
 		if (used)
-			x->reserved[order[k]] = 1;
+			x->reserved[i] = 1;
 		if (done) {
 			x->reserver = w;
 			break;
@@ -833,10 +911,13 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.reserved = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
 	x.eff = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
 	x.held = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) * sizeof(*x.held));
+	x.held_list = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) *
+			     sizeof(*x.held_list));
+	x.only = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
-	    !x.held || !pending || !tmp) {
+	    !x.held || !x.held_list || !x.only || !pending || !tmp) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -852,6 +933,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		pending[nr++] = w;
 	}
 	stats->nr_pending = (uint32_t)nr;
+	for (size_t i = 0; i < st->cluster.nr_nodes; i++)
+		x.held[i] = NOT_HELD;
 	hold_nominated(&x);
 	tenant_shares(&x);
 	sort_pending(&x, pending, tmp, nr);
@@ -910,6 +993,10 @@ out:
 	free(x.reserved);
 	free(x.eff);
 	free(x.held);
+	free(x.held_list);
+	free(x.only);
+	free(x.dom_nodes);
+	free(x.dom_start);
 	free(pending);
 	free(tmp);
 	return rc;

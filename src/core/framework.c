@@ -141,7 +141,6 @@ static void eval_node(struct kerf_sched *s, const struct kerf_cluster *c,
 	int64_t total = 0;
 	uint16_t gpus = 0;
 
-	s->stats.nr_node_evals++;
 	e->stamp = n->stamp;
 	e->fit = 0;
 	e->score = 0;
@@ -205,7 +204,7 @@ static void count_reason(struct reason_count *reasons, int *nr, const char *why,
 /* Say why no node fits, kube-scheduler style. */
 static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		    const struct kerf_pod *p, const uint8_t *allowed,
-		    const struct kerf_cache_entry *row, struct kerf_status *st)
+		    struct kerf_cache_entry *row, struct kerf_status *st)
 {
 	const struct kerf_policy *pol = s->policy;
 	struct reason_count reasons[REASON_KINDS];
@@ -226,12 +225,18 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		bool complete = true;
 
 		for (size_t i = 0; i < c->nr_nodes && complete; i++) {
-			uint8_t r = row[i].pad & 0x7f;
+			uint8_t r;
 
 			if (allowed && !allowed[i])
 				continue;
 			nr_seen++;
-			if (row[i].stamp != c->nodes[i].stamp || row[i].fit || !r) {
+			/* a node the selection skipped: see why now */
+			if (row[i].stamp != c->stamps[i]) {
+				s->stats.nr_explain_evals++;
+				eval_node(s, c, &c->nodes[i], p, &row[i]);
+			}
+			r = row[i].pad & 0x7f;
+			if (row[i].fit || !r) {
 				complete = false;
 				break;
 			}
@@ -307,20 +312,35 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 	s->stats.nr_selects++;
 	if (s->cacheable)
 		row = kerf_score_cache_row(&s->cache, c, p);
-	for (size_t i = 0; i < c->nr_nodes; i++) {
-		const struct kerf_node *n = &c->nodes[i];
-		struct kerf_cache_entry *e = row ? &row[i] : &tmp;
+	/*
+	 * A GPU pod visits only the nodes of the fit index, in rank order;
+	 * any other pod every node.
+	 */
+	for (size_t w = 0; w * 64 < c->nr_nodes; w++) {
+		uint64_t bits = p->nr_gpus > 0 ? kerf_fit_index_word(&c->fit, p, w)
+					       : ~(uint64_t)0;
 
-		if (allowed && !allowed[i])
-			continue;
-		if (row && e->stamp == n->stamp)
-			s->stats.nr_cache_hits++;
-		else
-			eval_node(s, c, n, p, e);
-		if (e->fit && e->score > best_score) {
-			best_score = e->score;
-			best = i;
-			best_gpus = e->gpus;
+		while (bits) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			const struct kerf_node *n = &c->nodes[i];
+			struct kerf_cache_entry *e = row ? &row[i] : &tmp;
+
+			bits &= bits - 1;
+			if (i >= c->nr_nodes)
+				break;
+			if (allowed && !allowed[i])
+				continue;
+			if (row && e->stamp == c->stamps[i]) {
+				s->stats.nr_cache_hits++;
+			} else {
+				s->stats.nr_node_evals++;
+				eval_node(s, c, n, p, e);
+			}
+			if (e->fit && e->score > best_score) {
+				best_score = e->score;
+				best = i;
+				best_gpus = e->gpus;
+			}
 		}
 	}
 	if (best == SIZE_MAX) {

@@ -92,8 +92,9 @@ void kerf_policy_release(struct kerf_policy *pol);
 
 struct kerf_sched_stats {
 	uint64_t nr_selects;
-	uint64_t nr_node_evals;   /* filter + score runs */
+	uint64_t nr_node_evals;   /* filter + score runs to select */
 	uint64_t nr_cache_hits;
+	uint64_t nr_explain_evals;/* runs to say why nothing fits */
 };
 
 enum { KERF_SCHED_REASONS = 127 };

@@ -13,7 +13,9 @@ void kerf_cluster_init(struct kerf_cluster *c)
 void kerf_cluster_release(struct kerf_cluster *c)
 {
 	free(c->nodes);
+	free(c->stamps);
 	kerf_arena_release(&c->names);
+	kerf_fit_index_release(&c->fit);
 	kerf_cluster_init(c);
 }
 
@@ -77,10 +79,15 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 	if (c->nr_nodes == c->alloc_nodes) {
 		size_t want = c->alloc_nodes ? c->alloc_nodes * 2 : 64;
 		struct kerf_node *grown = realloc(c->nodes, want * sizeof(*grown));
+		uint32_t *stamps;
 
 		if (!grown)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		c->nodes = grown;
+		stamps = realloc(c->stamps, want * sizeof(*stamps));
+		if (!stamps)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		c->stamps = stamps;
 		c->alloc_nodes = want;
 	}
 	n = &c->nodes[c->nr_nodes];
@@ -99,7 +106,11 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 		n->gpu_mem_mib[g] = c->models[model].mem_mib;
 		n->gpu_mem_free_mib[g] = c->models[model].mem_mib;
 	}
-	n->stamp = ++c->stamp_seq;
+	n->stamp = c->stamps[c->nr_nodes] = ++c->stamp_seq;
+	if (kerf_fit_index_has_room(&c->fit, c->nr_nodes))
+		kerf_fit_index_update(&c->fit, n, c->nr_nodes);
+	else if (kerf_fit_index_build(&c->fit, c->nodes, c->nr_nodes + 1) < 0)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	return (int)c->nr_nodes++;
 }
 
@@ -108,7 +119,8 @@ void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned)
 	if (i >= c->nr_nodes || c->nodes[i].cordoned == cordoned)
 		return;
 	c->nodes[i].cordoned = cordoned;
-	c->nodes[i].stamp = ++c->stamp_seq;
+	c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
+	kerf_fit_index_update(&c->fit, &c->nodes[i], i);
 }
 
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d)
@@ -126,10 +138,14 @@ int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 	if (src->nr_nodes == 0)
 		return 0;
 	dst->nodes = malloc(src->nr_nodes * sizeof(*dst->nodes));
-	if (!dst->nodes)
+	dst->stamps = malloc(src->nr_nodes * sizeof(*dst->stamps));
+	if (!dst->nodes || !dst->stamps) {
+		kerf_cluster_release(dst);
 		return -KERF_ENOMEM;
+	}
 	dst->alloc_nodes = dst->nr_nodes = src->nr_nodes;
 	memcpy(dst->nodes, src->nodes, src->nr_nodes * sizeof(*dst->nodes));
+	memcpy(dst->stamps, src->stamps, src->nr_nodes * sizeof(*dst->stamps));
 	for (size_t i = 0; i < src->nr_nodes; i++) {
 		const char *s = src->nodes[i].name;
 
@@ -138,6 +154,10 @@ int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 			kerf_cluster_release(dst);
 			return -KERF_ENOMEM;
 		}
+	}
+	if (kerf_fit_index_build(&dst->fit, dst->nodes, dst->nr_nodes) < 0) {
+		kerf_cluster_release(dst);
+		return -KERF_ENOMEM;
 	}
 	return 0;
 }
@@ -320,7 +340,9 @@ int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->nr_pods++;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]++;
-	n->stamp = ++c->stamp_seq;
+	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	if (p->nr_gpus > 0)
+		kerf_fit_index_update(&c->fit, n, b.node);
 	return 0;
 }
 
@@ -361,14 +383,16 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->nr_pods--;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]--;
-	n->stamp = ++c->stamp_seq;
+	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	if (p->nr_gpus > 0)
+		kerf_fit_index_update(&c->fit, n, b.node);
 	return 0;
 }
 
 void kerf_cluster_touch_all(struct kerf_cluster *c)
 {
 	for (size_t i = 0; i < c->nr_nodes; i++)
-		c->nodes[i].stamp = ++c->stamp_seq;
+		c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
 }
 
 int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
@@ -409,6 +433,13 @@ int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 		if (n->nr_gpus > 0 && n->model >= c->nr_models)
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "node '%s': unknown GPU model", n->name);
+		if (c->stamps[i] != n->stamp)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': packed stamp disagrees", n->name);
+		if (kerf_fit_index_check_node(&c->fit, n, i) < 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': fit index disagrees with its GPUs",
+					    n->name);
 	}
 	return 0;
 }

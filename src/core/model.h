@@ -20,6 +20,7 @@
 
 #include "base/arena.h"
 #include "base/err.h"
+#include "core/fit_index.h"
 
 enum {
 	KERF_GPU_MILLI = 1000,      /* gpu_milli of one whole GPU */
@@ -85,12 +86,14 @@ struct kerf_binding {
 
 struct kerf_cluster {
 	struct kerf_node *nodes;    /* rank order; nodes[i] has rank i */
+	uint32_t *stamps;           /* stamps[i] == nodes[i].stamp, packed for scans */
 	size_t nr_nodes;
 	size_t alloc_nodes;
 	struct kerf_gpu_model models[KERF_MAX_MODELS];
 	size_t nr_models;
 	uint32_t stamp_seq;         /* last stamp handed to a node */
 	struct kerf_arena names;    /* node names */
+	struct kerf_fit_index fit;  /* nodes that could hold a GPU pod */
 };
 
 void kerf_cluster_init(struct kerf_cluster *c);
