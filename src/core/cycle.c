@@ -24,7 +24,7 @@ struct cycle_ctx {
 	int64_t *share;             /* per tenant, see tenant_shares */
 	struct kerf_wl_pod *scratch;/* pods being placed */
 	uint8_t *allowed;           /* per node, for topology constraints */
-	uint64_t failed[FAILED_SHAPES];
+	uint64_t failed[2 * FAILED_SHAPES]; /* open addressing; 0 = empty */
 	size_t nr_failed;
 	int plans_left;
 	/* head-of-line reservation (see reserve_for) */
@@ -535,10 +535,27 @@ static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
 
 static bool failed_before(const struct cycle_ctx *x, uint64_t h)
 {
-	for (size_t i = 0; i < x->nr_failed; i++)
+	const size_t mask = 2 * FAILED_SHAPES - 1;
+
+	for (size_t i = h & mask; x->failed[i]; i = (i + 1) & mask)
 		if (x->failed[i] == h)
 			return true;
 	return false;
+}
+
+/* At most FAILED_SHAPES shapes, so the table stays half empty. */
+static void remember_failed(struct cycle_ctx *x, uint64_t h)
+{
+	const size_t mask = 2 * FAILED_SHAPES - 1;
+	size_t i = h & mask;
+
+	if (x->nr_failed >= FAILED_SHAPES || !h)
+		return;
+	while (x->failed[i] && x->failed[i] != h)
+		i = (i + 1) & mask;
+	if (!x->failed[i])
+		x->nr_failed++;
+	x->failed[i] = h;
 }
 
 static void commit(struct cycle_ctx *x, struct kerf_workload *w, uint32_t nr,
@@ -865,8 +882,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		    why.reason,
 		    x->reserver == w ? "; nodes are held for it as they free (smaller work backfills elsewhere)"
 				     : "");
-	if (x->nr_failed < FAILED_SHAPES)
-		x->failed[x->nr_failed++] = h;
+	remember_failed(x, h);
 	stats->nr_capacity++;
 	try_preempt(x, w, stats);
 	return;

@@ -250,10 +250,23 @@ static int64_t capacity_usable(const struct kerf_pod *m,
 	int64_t per = (int64_t)m->nr_gpus * m->gpu_milli, gpu, copies;
 
 	if (m->gpu_milli == KERF_GPU_MILLI) {
-		copies = m->nr_gpus == 1 ? fit : fit / m->nr_gpus;
+		/* GPU counts are mostly powers of two: a shift, not a divide */
+		copies = (m->nr_gpus & (m->nr_gpus - 1)) == 0
+				 ? fit >> __builtin_ctz(m->nr_gpus)
+				 : fit / m->nr_gpus;
 		gpu = copies * per;
 	} else {
 		gpu = fit_milli;
+		/*
+		 * ceil(gpu / per) copies; when CPU and memory leave room for
+		 * at least (gpu + per - 1) / per of them anyway, the answer is
+		 * all of gpu and no division is needed
+		 */
+		if ((m->cpu_milli <= 0 ||
+		     v->cpu_free_milli * per >= (gpu + per - 1) * m->cpu_milli) &&
+		    (!(flags & KERF_FRAG_MEM) || m->mem_mib <= 0 ||
+		     v->mem_free_mib * per >= (gpu + per - 1) * m->mem_mib))
+			return gpu;
 		copies = (gpu + per - 1) / per;
 	}
 	/* Copies beyond what CPU or memory allow cannot be placed. */
@@ -280,14 +293,22 @@ void kerf_frag_measures(const struct kerf_pod_dist *d,
 			*c_out = 0;
 		return;
 	}
+	int32_t last_milli = -1;
+	int fit = 0;
+
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct kerf_pod *m = &d->entries[i].pod;
 		int64_t w = d->entries[i].weight, frag = idle, cfrag = idle;
-		int fit = 0;
 
 		if (m->nr_gpus > 0 && model_allows(m, v)) {
-			while (fit < s.nr && s.free_milli[fit] >= m->gpu_milli)
-				fit++;
+			/* GPUs with room for m: the same as the last entry's
+			 * when it asked as much (whole GPUs mostly) */
+			if (m->gpu_milli != last_milli) {
+				fit = 0;
+				while (fit < s.nr && s.free_milli[fit] >= m->gpu_milli)
+					fit++;
+				last_milli = m->gpu_milli;
+			}
 			if (fit >= m->nr_gpus && v->cpu_free_milli >= m->cpu_milli &&
 			    (!(flags & KERF_FRAG_MEM) || v->mem_free_mib >= m->mem_mib))
 				frag = idle - s.prefix[fit];
