@@ -95,6 +95,13 @@ static void summarise(const struct kerf_run *runs, size_t n, int inflate,
 		sum->defrag_rescued_mean += (double)runs[i].defrag.rescued / (double)n;
 		sum->defrag_lost_gpu_hours_mean +=
 			(double)runs[i].defrag.lost_milli_ms / 3.6e9 / (double)n;
+		sum->defrag_attempts_mean += (double)runs[i].defrag.attempts / (double)n;
+		sum->defrag_no_candidate_mean +=
+			(double)runs[i].defrag.no_candidate / (double)n;
+		sum->defrag_tries_failed_mean +=
+			(double)runs[i].defrag.tries_failed / (double)n;
+		sum->defrag_over_budget_mean +=
+			(double)runs[i].defrag.over_budget / (double)n;
 	}
 	sum->failed_pods_mean = n ? failed / (double)n : 0;
 	sum->run_wall_s_sum = wall;

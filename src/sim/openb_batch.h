@@ -28,6 +28,10 @@ struct kerf_batch_summary {
 	double defrag_moves_mean;
 	double defrag_rescued_mean;
 	double defrag_lost_gpu_hours_mean;
+	double defrag_attempts_mean;    /* pods that fit nowhere */
+	double defrag_no_candidate_mean;/* ... with no node where moves help */
+	double defrag_tries_failed_mean;/* plans whose moved pods found no place */
+	double defrag_over_budget_mean; /* rescues the budget refused */
 	double curve_mean[KERF_CURVE_MAX_PCT + 1];
 	double curve_sd[KERF_CURVE_MAX_PCT + 1];
 };

@@ -89,6 +89,14 @@ int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
 		json_object_set_new(o, "defrag_rescued_mean", json_real(s->defrag_rescued_mean));
 		json_object_set_new(o, "defrag_lost_gpu_hours_mean",
 				    json_real(s->defrag_lost_gpu_hours_mean));
+		json_object_set_new(o, "defrag_attempts_mean",
+				    json_real(s->defrag_attempts_mean));
+		json_object_set_new(o, "defrag_no_candidate_mean",
+				    json_real(s->defrag_no_candidate_mean));
+		json_object_set_new(o, "defrag_tries_failed_mean",
+				    json_real(s->defrag_tries_failed_mean));
+		json_object_set_new(o, "defrag_over_budget_mean",
+				    json_real(s->defrag_over_budget_mean));
 	}
 	json_object_set_new(o, "decisions_per_s", json_real(s->decisions_per_s));
 	json_object_set_new(o, "wall_s", json_real(s->wall_s));
