@@ -2,6 +2,7 @@
 
 #include "core/idle.h"
 #include "core/preempt.h"
+#include "sim/entitlement.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -129,8 +130,10 @@ static int init_with_state(struct kerf_timesim *ts,
 	ts->gen_class = calloc(ng ? ng : 1, sizeof(*ts->gen_class));
 	ts->tenant = calloc(ts->st.tenants.nr, sizeof(*ts->tenant));
 	ts->cls = calloc(KERF_MAX_CLASSES, sizeof(*ts->cls));
+	ts->fair = calloc(3 * ts->st.tenants.nr, sizeof(*ts->fair));
+	ts->gpu_capacity_milli = kerf_cluster_gpu_milli_capacity(&ts->st.cluster);
 	if (!ts->gen_rng || !ts->gen_next || !ts->gen_tenant || !ts->gen_class ||
-	    !ts->tenant || !ts->cls) {
+	    !ts->tenant || !ts->cls || !ts->fair) {
 		kerf_timesim_release(ts);
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
@@ -174,6 +177,7 @@ void kerf_timesim_release(struct kerf_timesim *ts)
 			stats_release(&ts->cls[c]);
 	free(ts->tenant);
 	free(ts->cls);
+	free(ts->fair);
 	free(ts->gen_rng);
 	free(ts->gen_next);
 	free(ts->gen_tenant);
@@ -239,10 +243,38 @@ static int64_t gpu_in_use(const struct kerf_tenants *tt, int t)
 	return g;
 }
 
-/* Integrate usage from the last event up to now. */
+/* What every tenant is owed now, by what its workloads run or wait for. */
+static void entitlements(struct kerf_timesim *ts)
+{
+	const struct kerf_tenants *tt = &ts->st.tenants;
+	int64_t *demand = ts->fair, *owed = ts->fair + tt->nr;
+
+	for (size_t t = 0; t < tt->nr; t++)
+		demand[t] = 0;
+	for (size_t i = 0; i < ts->st.nr_wl; i++) {
+		const struct kerf_workload *w = ts->st.wl[i];
+		int64_t g = 0;
+
+		if (w->state == KERF_WL_PENDING) {
+			g = kerf_workload_gpu_milli(w);
+		} else if (w->state == KERF_WL_RUNNING) {
+			for (int r = KERF_RES_GPU0; r < tt->nr_res; r++)
+				g += w->charged.v[r];
+		}
+		demand[w->tenant] += g;
+	}
+	kerf_entitlement(tt, ts->gpu_capacity_milli, demand, owed,
+			 ts->fair + 2 * tt->nr);
+}
+
+/* Integrate usage and entitlement from the last event up to now. */
 static void advance(struct kerf_timesim *ts, int64_t to_ms)
 {
 	int64_t from = ts->now_ms;
+	const int64_t *owed = ts->fair + ts->st.tenants.nr;
+
+	if (from < to_ms)
+		entitlements(ts);
 
 	while (from < to_ms) {
 		int64_t bucket = from / ts->share_bucket_ms;
@@ -255,6 +287,12 @@ static void advance(struct kerf_timesim *ts, int64_t to_ms)
 		for (size_t t = 0; t < ts->st.tenants.nr; t++) {
 			int64_t g = gpu_in_use(&ts->st.tenants, (int)t);
 
+			if (owed[t] > 0) {
+				ts->tenant[t].owed_milli_ms += (__int128)owed[t] * dt;
+				if (bucket < KERF_TS_SHARE_BUCKETS)
+					ts->tenant[t].owed_share_milli_ms[bucket] +=
+						owed[t] * dt / 1000;
+			}
 			if (g == 0)
 				continue;
 			ts->tenant[t].gpu_milli_ms += (__int128)g * dt;

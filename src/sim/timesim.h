@@ -52,7 +52,9 @@ struct kerf_ts_tenant_stats {
 	uint32_t idle_reclaimed;    /* ended for holding GPUs idle */
 	__int128 lost_gpu_milli_ms; /* GPU time lost to preemption */
 	__int128 gpu_milli_ms;      /* integral of GPU quota in use */
+	__int128 owed_milli_ms;     /* integral of its entitlement (sim/entitlement.h) */
 	int64_t share_milli_ms[KERF_TS_SHARE_BUCKETS]; /* GPU used per bucket */
+	int64_t owed_share_milli_ms[KERF_TS_SHARE_BUCKETS]; /* GPU owed per bucket */
 };
 
 struct kerf_ts_quota_edit {
@@ -85,6 +87,8 @@ struct kerf_timesim {
 	size_t alloc_wl;
 	struct kerf_ts_tenant_stats *tenant;  /* by tenant index */
 	struct kerf_ts_tenant_stats *cls;     /* by class index */
+	int64_t *fair;               /* 3 x tenants: demand, owed, scratch */
+	int64_t gpu_capacity_milli;
 	struct kerf_ts_quota_edit *edits;
 	size_t nr_edits;
 	uint64_t nr_events;

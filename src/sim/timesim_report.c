@@ -31,6 +31,44 @@ int64_t kerf_ts_share_ppm(const struct kerf_timesim *ts, int t)
 	return (int64_t)(ts->tenant[t].gpu_milli_ms * 1000000 / total);
 }
 
+int64_t kerf_ts_owed_ppm(const struct kerf_timesim *ts, int t)
+{
+	__int128 total = ts->tenant[KERF_TENANT_ROOT].owed_milli_ms;
+
+	if (total <= 0)
+		return 0;
+	return (int64_t)(ts->tenant[t].owed_milli_ms * 1000000 / total);
+}
+
+/* Buckets [first, last) of window k of KERF_TS_WINDOWS over the horizon. */
+static void window(const struct kerf_timesim *ts, int k, int64_t *first,
+		   int64_t *last)
+{
+	int64_t used = ts->horizon_ms / ts->share_bucket_ms + 1;
+
+	if (used > KERF_TS_SHARE_BUCKETS)
+		used = KERF_TS_SHARE_BUCKETS;
+	*first = used * k / KERF_TS_WINDOWS;
+	*last = used * (k + 1) / KERF_TS_WINDOWS;
+}
+
+/* Share and entitlement of t in window k, ppm (-1: nothing in use). */
+static void window_ppm(const struct kerf_timesim *ts, int t, int k,
+		       int64_t *share, int64_t *owed)
+{
+	int64_t a, b, used = 0, used_all = 0, o = 0, o_all = 0;
+
+	window(ts, k, &a, &b);
+	for (int64_t i = a; i < b; i++) {
+		used += ts->tenant[t].share_milli_ms[i];
+		used_all += ts->tenant[KERF_TENANT_ROOT].share_milli_ms[i];
+		o += ts->tenant[t].owed_share_milli_ms[i];
+		o_all += ts->tenant[KERF_TENANT_ROOT].owed_share_milli_ms[i];
+	}
+	*share = used_all > 0 ? used * 1000000 / used_all : -1;
+	*owed = o_all > 0 ? o * 1000000 / o_all : -1;
+}
+
 int64_t kerf_ts_slo_ppm(const struct kerf_ts_tenant_stats *s)
 {
 	size_t ok = 0;
@@ -88,11 +126,39 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 			 s->submitted);
 		fprintf(out, "%-28s %6u %8.1f%% %8.1f%% %10.1f %11s %8s %8s %8s %9u %8.2f %7u\n",
 			name, tt->t[t].weight,
-			(double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e4,
+			(double)kerf_ts_owed_ppm(ts, (int)t) / 1e4,
 			(double)kerf_ts_share_ppm(ts, (int)t) / 1e4,
 			(double)s->gpu_milli_ms / 1000.0 / 3.6e6, adm, p50, p95, p99,
 			s->preempted, (double)s->lost_gpu_milli_ms / 1000.0 / 3.6e6,
 			s->evicted);
+	}
+	/* share / entitlement over time, six windows of the run, leaves */
+	fprintf(out, "\nshare / entitled over time (%% of the GPUs in use, by sixths of the run)\n");
+	for (size_t t = 1; t < tt->nr; t++) {
+		if (tt->t[t].nr_children > 0)
+			continue;
+		tenant_path(tt, (int)t, name, sizeof(name));
+		fprintf(out, "%-28s", name);
+		for (int k = 0; k < 6; k++) {
+			int64_t s_sum = 0, o_sum = 0, s_nr = 0;
+
+			for (int j = k * KERF_TS_WINDOWS / 6; j < (k + 1) * KERF_TS_WINDOWS / 6; j++) {
+				int64_t sh, ow;
+
+				window_ppm(ts, (int)t, j, &sh, &ow);
+				if (sh < 0 || ow < 0)
+					continue;
+				s_sum += sh;
+				o_sum += ow;
+				s_nr++;
+			}
+			if (s_nr)
+				fprintf(out, " %5.1f/%-5.1f", (double)s_sum / (double)s_nr / 1e4,
+					(double)o_sum / (double)s_nr / 1e4);
+			else
+				fprintf(out, " %11s", "-");
+		}
+		fprintf(out, "\n");
 	}
 	for (size_t t = 1; t < tt->nr; t++) {
 		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
@@ -146,8 +212,23 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 
 		json_object_set_new(x, "name", json_string(tt->t[t].name));
 		json_object_set_new(x, "weight", json_integer(tt->t[t].weight));
-		json_object_set_new(x, "entitlement", json_real((double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e6));
+		json_t *series = json_array();
+
+		json_object_set_new(x, "weight_entitlement", json_real((double)kerf_ts_entitlement_ppm(tt, (int)t) / 1e6));
+		json_object_set_new(x, "entitlement", json_real((double)kerf_ts_owed_ppm(ts, (int)t) / 1e6));
 		json_object_set_new(x, "share", json_real((double)kerf_ts_share_ppm(ts, (int)t) / 1e6));
+		for (int k = 0; k < KERF_TS_WINDOWS; k++) {
+			int64_t a, b, sh, ow;
+			json_t *pt = json_object();
+
+			window(ts, k, &a, &b);
+			window_ppm(ts, (int)t, k, &sh, &ow);
+			json_object_set_new(pt, "from_h", json_real((double)(a * ts->share_bucket_ms) / 3.6e6));
+			json_object_set_new(pt, "share", sh < 0 ? json_null() : json_real((double)sh / 1e6));
+			json_object_set_new(pt, "entitlement", ow < 0 ? json_null() : json_real((double)ow / 1e6));
+			json_array_append_new(series, pt);
+		}
+		json_object_set_new(x, "over_time", series);
 		json_object_set_new(x, "gpu_hours", json_real((double)s->gpu_milli_ms / 1000.0 / 3.6e6));
 		json_object_set_new(x, "submitted", json_integer(s->submitted));
 		json_object_set_new(x, "started", json_integer((json_int_t)s->nr_waits));

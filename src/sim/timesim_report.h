@@ -1,7 +1,7 @@
 /*
  * timesim_report: what a time-mode run says, per tenant and per priority
- * class: GPU-hours, long-run share of the GPUs in use against the weighted
- * entitlement, waits (p50/p95/p99), admissions, evictions, and for
+ * class: GPU-hours, long-run share of the GPUs in use against the
+ * entitlement given demand (overall and per window of time), waits (p50/p95/p99), admissions, evictions, and for
  * non-preemptible classes the share that started within the SLO.
  */
 #ifndef KERF_SIM_TIMESIM_REPORT_H
@@ -19,6 +19,16 @@ int64_t kerf_ts_entitlement_ppm(const struct kerf_tenants *tt, int t);
 
 /* Long-run share of tenant t: its GPU use over all GPU use, ppm. */
 int64_t kerf_ts_share_ppm(const struct kerf_timesim *ts, int t);
+
+/*
+ * Long-run entitlement of tenant t given demand (sim/entitlement.h): what
+ * it was owed over all that was owed, ppm.  Under contention this is what
+ * its share should come to.
+ */
+int64_t kerf_ts_owed_ppm(const struct kerf_timesim *ts, int t);
+
+/* Windows of the share-over-time series in the reports. */
+enum { KERF_TS_WINDOWS = 24 };
 
 /* Share of a class's workloads that started within KERF_START_SLO_MS, ppm. */
 int64_t kerf_ts_slo_ppm(const struct kerf_ts_tenant_stats *s);

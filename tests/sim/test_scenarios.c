@@ -63,10 +63,14 @@ static void test_fair_share_2_to_1(void **state)
 	run(&ts, &sc);
 	for (size_t t = 1; t < ts.st.tenants.nr; t++) {
 		int64_t e = kerf_ts_entitlement_ppm(&ts.st.tenants, (int)t);
+		int64_t o = kerf_ts_owed_ppm(&ts, (int)t);
 		int64_t s = kerf_ts_share_ppm(&ts, (int)t);
 
-		printf("# %s: entitled %.1f%%, share %.1f%%\n",
-		       ts.st.tenants.t[t].name, (double)e / 1e4, (double)s / 1e4);
+		printf("# %s: weight entitlement %.1f%%, owed given demand %.1f%%, share %.1f%%\n",
+		       ts.st.tenants.t[t].name, (double)e / 1e4, (double)o / 1e4,
+		       (double)s / 1e4);
+		/* both always want more than their part: owed is the weights' */
+		assert_true(o * 100 >= e * 99 && o * 100 <= e * 101);
 		/* within 5 % of the entitlement */
 		assert_true(s * 100 >= e * 95 && s * 100 <= e * 105);
 	}
