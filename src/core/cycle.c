@@ -804,6 +804,15 @@ static bool may_use_reserved(const struct cycle_ctx *x,
 	return wv > rv || (wv < rv && !w->nonpreemptible);
 }
 
+/* w cannot be admitted for a while: once its victims are gone, its room goes. */
+static void drop_nomination(struct cycle_ctx *x, struct kerf_workload *w)
+{
+	if (w->nr_victims > 0 || w->nr_nominated == 0)
+		return;
+	kerf_preempt_unnominate(w);
+	hold_nominated(x);
+}
+
 static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 		      struct kerf_cycle_stats *stats)
 {
@@ -817,9 +826,12 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	if (kerf_budget_holds(st, w, x->now_ms, text, sizeof(text))) {
 		set_pending(w, KERF_PENDING_BUDGET, "%s", text);
 		stats->nr_other++;
+		/* held for hours maybe: the room its victims free is not kept */
+		drop_nomination(x, w);
 		return;
 	}
 	if (!class_allowed(st, w)) {
+		drop_nomination(x, w);
 		set_pending(w, KERF_PENDING_CLASS,
 			    "priority class '%s' is not allowed for tenant '%s'",
 			    st->classes.c[w->class_idx].name,

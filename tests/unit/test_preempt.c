@@ -665,6 +665,41 @@ static void test_freed_room_held_for_preemptor(void **state)
 	fx_teardown(&f);
 }
 
+/*
+ * A preemptor held by its budget once its victims left keeps no room: the
+ * lower work gets the GPUs back in the same cycle instead of leaving them
+ * idle for as long as the budget holds.
+ */
+static void test_held_preemptor_keeps_no_room(void **state)
+{
+	struct fx f;
+	struct kerf_budget *b;
+	uint32_t l1, l2, h;
+
+	(void)state;
+	setup(&f, 1, NULL, 0);
+	l1 = fx_submit(&f, f.b, f.low, 4, 0);
+	l2 = fx_submit(&f, f.b, f.low, 4, 0);
+	fx_cycle(&f, 0);
+	h = fx_submit(&f, f.a, f.high, 8, 100);
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 2);
+	assert_true(fx_wl(&f, h)->nr_nominated > 0);
+	/* team-a's budget runs out while the victims leave */
+	b = &f.st.tenants.t[f.a].budget;
+	b->limit_milli_ms = 1;
+	b->used_milli_ms = 1;
+	b->window_ms = 3600 * 1000;
+	b->action = KERF_BUDGET_HOLD;
+	fx_ack(&f, l1, 110);
+	fx_ack(&f, l2, 120);
+	fx_cycle(&f, 130);
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_BUDGET);
+	assert_int_equal(fx_wl(&f, h)->nr_nominated, 0);
+	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_RUNNING);
+	assert_int_equal(fx_wl(&f, l2)->state, KERF_WL_RUNNING);
+	fx_teardown(&f);
+}
+
 /* RS-01: three tenants in one cohort, two preemptors in one cycle */
 static void test_concurrent_reclaims_disjoint(void **state)
 {
@@ -759,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_never_evicts_its_evictor),
 		cmocka_unit_test(test_thrash_limit),
 		cmocka_unit_test(test_freed_room_held_for_preemptor),
+		cmocka_unit_test(test_held_preemptor_keeps_no_room),
 		cmocka_unit_test(test_concurrent_reclaims_disjoint),
 		cmocka_unit_test(test_concurrent_reclaims_one_victim),
 	};
