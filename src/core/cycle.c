@@ -12,7 +12,8 @@
 
 /* Gang shapes that failed for capacity in this cycle (no capacity comes
  * free inside a cycle, so an identical gang fails too). */
-enum { FAILED_SHAPES = 256, NODE_ATTEMPTS = 16, DOMAIN_ATTEMPTS = 64 };
+enum { FAILED_SHAPES = 256, NODE_ATTEMPTS = 16, DOMAIN_ATTEMPTS = 64,
+       POD_MEMO = 256 };
 
 /* Preemption searches per cycle (each tries up to KERF_MAX_VICTIMS). */
 enum { PREEMPT_PLANS_PER_CYCLE = 8 };
@@ -45,6 +46,19 @@ struct cycle_ctx {
 				       dom_start[g + 1]) */
 	size_t nr_doms;
 	bool doms_built;
+	/*
+	 * Pods that fit nowhere as the first pod of a gang, and why.  Within
+	 * a cycle free capacity only shrinks (admissions take, nothing
+	 * leaves; a probe's evictions are never seen here), so the same pod on
+	 * the same nodes fails again: the select and its explanation are
+	 * skipped.  Keyed by the pod and what decides its nodes; emptied when
+	 * held room is given back.
+	 */
+	struct pod_memo {
+		uint64_t key;           /* 0 = empty */
+		struct kerf_status why;
+	} *pod_memo;                /* POD_MEMO slots, open addressing */
+	size_t nr_pod_memo;
 };
 
 enum { NOT_HELD = INT32_MIN };
@@ -60,6 +74,12 @@ static int cmp_u64(const void *a, const void *b)
 static void hold_nominated(struct cycle_ctx *x)
 {
 	const struct kerf_state *st = x->st;
+
+	/* nodes may come free: what failed before may fit now */
+	if (x->pod_memo && x->nr_pod_memo) {
+		memset(x->pod_memo, 0, POD_MEMO * sizeof(*x->pod_memo));
+		x->nr_pod_memo = 0;
+	}
 
 	for (size_t i = 0; i < x->nr_held; i++)
 		x->held[x->held_list[i]] = NOT_HELD;
@@ -269,12 +289,51 @@ static void rollback(struct cycle_ctx *x, const struct kerf_workload *w,
  * to reach more than min_count; on success *nr >= min_count and the pods are
  * bound, otherwise nothing is bound and st says why the last pod failed.
  */
+/*
+ * The memo key of pod p placed first by w on every node it may use: the
+ * pod, whether the reservation is avoided, and (while room is held) w's
+ * class.  0: not memoised (w is nominated: its nodes are its own).
+ */
+static uint64_t pod_memo_key(const struct cycle_ctx *x,
+			     const struct kerf_workload *w,
+			     const struct kerf_pod *p)
+{
+	const uint64_t v[] = {
+		(uint64_t)p->cpu_milli, (uint64_t)p->mem_mib,
+		(uint64_t)(uint32_t)p->gpu_milli, (uint64_t)(uint32_t)p->gpu_mem_mib,
+		p->nr_gpus, p->model_mask, x->keep_off,
+		x->any_held ? (uint64_t)(uint32_t)x->st->classes.c[w->class_idx].value
+			    : 0,
+	};
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (w->nr_nominated || !x->pod_memo)
+		return 0;
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		h ^= v[k];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 31;
+	}
+	return h | 1;
+}
+
+static struct pod_memo *pod_memo_slot(struct cycle_ctx *x, uint64_t key)
+{
+	size_t i = key % POD_MEMO;
+
+	while (x->pod_memo[i].key && x->pod_memo[i].key != key)
+		i = (i + 1) % POD_MEMO;
+	return &x->pod_memo[i];
+}
+
 static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 		       uint64_t flavors, const uint8_t *allowed, uint32_t *nr,
 		       struct kerf_status *why)
 {
 	struct kerf_cluster *c = &x->st->cluster;
 	uint32_t placed = 0;
+	/* not a probe, no topology mask: the pod may use every node w may */
+	bool memoable = !allowed && why;
 
 	/*
 	 * backfill stays off the nodes held for the reserved gang, and
@@ -308,9 +367,22 @@ static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 		}
 		for (uint32_t k = 0; k < w->sets[si].count; k++) {
 			struct kerf_binding b;
+			uint64_t key = memoable && placed == 0 ? pod_memo_key(x, w, &p) : 0;
+			struct pod_memo *m = key ? pod_memo_slot(x, key) : NULL;
 
-			if (kerf_sched_select_in(x->s, c, &p, allowed, &b, why) != KERF_FIT)
+			if (m && m->key == key) {
+				*why = m->why;
 				goto out;
+			}
+			if (kerf_sched_select_in(x->s, c, &p, allowed, &b, why) != KERF_FIT) {
+				/* keep half the table free */
+				if (m && x->nr_pod_memo < POD_MEMO / 2) {
+					m->key = key;
+					m->why = *why;
+					x->nr_pod_memo++;
+				}
+				goto out;
+			}
 			if (kerf_sched_reserve(x->s, c, &w->sets[si].req, b, NULL) < 0) {
 				kerf_status_set(why, KERF_INTERNAL, "cycle",
 						"reserve refused a selected binding");
@@ -339,10 +411,11 @@ static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
 	struct kerf_cluster *c = &x->st->cluster;
 	uint8_t *excluded = x->allowed;
 	bool ok = false;
+	int attempt;
 
 	for (size_t i = 0; i < c->nr_nodes; i++)
 		excluded[i] = 1;
-	for (int attempt = 0; attempt < NODE_ATTEMPTS && !ok; attempt++) {
+	for (attempt = 0; attempt < NODE_ATTEMPTS && !ok; attempt++) {
 		struct kerf_pod p = w->sets[0].req;
 		struct kerf_binding b;
 		uint8_t *only;
@@ -353,13 +426,20 @@ static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
 		if ((p.nr_gpus > 0 && !p.model_mask) ||
 		    kerf_sched_select_in(x->s, c, &p, excluded, &b, why) != KERF_FIT)
 			break;
-		/* try the whole gang there */
+		/*
+		 * try the whole gang there; why one node falls short is not
+		 * worth a count over every node: one sentence says it below
+		 */
 		only = x->only;
 		only[b.node] = 1;
-		ok = place_pods(x, w, flavors, only, nr, why);
+		ok = place_pods(x, w, flavors, only, nr, NULL);
 		only[b.node] = 0;
 		excluded[b.node] = 0;
 	}
+	if (!ok && attempt > 0)
+		kerf_status_set(why, KERF_UNSCHEDULABLE, "cycle",
+				"no node has room for all %u pods (the %d nodes best for its first pod tried)",
+				w->min_count, attempt);
 	return ok;
 }
 
@@ -447,7 +527,8 @@ static bool place_one_domain(struct cycle_ctx *x, const struct kerf_workload *w,
 		tried++;
 		for (uint32_t k = x->dom_start[g]; k < x->dom_start[g + 1]; k++)
 			x->allowed[x->dom_nodes[k]] = 1;
-		ok = place_pods(x, w, flavors, x->allowed, nr, why);
+		/* the sentence comes from the last resort below */
+		ok = place_pods(x, w, flavors, x->allowed, nr, NULL);
 		for (uint32_t k = x->dom_start[g]; k < x->dom_start[g + 1]; k++)
 			x->allowed[x->dom_nodes[k]] = 0;
 		if (ok)
@@ -942,6 +1023,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.held_list = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) *
 			     sizeof(*x.held_list));
 	x.only = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
+	/* without it nothing is memoised */
+	x.pod_memo = calloc(POD_MEMO, sizeof(*x.pod_memo));
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
@@ -1020,6 +1103,7 @@ out:
 	free(x.allowed);
 	free(x.reserved);
 	free(x.eff);
+	free(x.pod_memo);
 	free(x.held);
 	free(x.held_list);
 	free(x.only);
