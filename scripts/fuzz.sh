@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 dir=build-fuzz
-targets=(openb scenario)
+targets=(mig_node openb scenario)
 
 if [ ! -f "$dir/build.ninja" ]; then
 	CC=clang meson setup "$dir" --buildtype=debugoptimized \

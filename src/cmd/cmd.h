@@ -14,6 +14,8 @@ int kerf_cmd_sim_day(int argc, char **argv);
 int kerf_cmd_sim_replay(int argc, char **argv);
 int kerf_cmd_sim_check(int argc, char **argv);
 int kerf_cmd_sim_run(int argc, char **argv);
+int kerf_cmd_sim_mig(int argc, char **argv);
+int kerf_cmd_plan_mig(int argc, char **argv);
 
 struct kerf_scenario;
 

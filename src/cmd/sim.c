@@ -29,6 +29,7 @@ static void sim_usage(FILE *out)
 		"       kerf sim openb --nodes FILE --pods FILE [options]\n"
 		"       kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n"
 		"                                     the trace in time mode, tenants by qos\n"
+		"       kerf sim mig [--help]          MIG demand: static layouts against dynamic planning\n"
 		"\n"
 		"openb options:\n"
 		"  --policy NAME[,NAME]|all  policies to run (default: %s)\n"
@@ -61,6 +62,8 @@ int kerf_cmd_sim(int argc, char **argv)
 		return kerf_cmd_sim_check(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return kerf_cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "mig"))
+		return kerf_cmd_sim_mig(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "placement"))
 		return kerf_cmd_sim_demo(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
