@@ -302,6 +302,7 @@ static uint64_t pod_memo_key(const struct cycle_ctx *x,
 		(uint64_t)p->cpu_milli, (uint64_t)p->mem_mib,
 		(uint64_t)(uint32_t)p->gpu_milli, (uint64_t)(uint32_t)p->gpu_mem_mib,
 		p->nr_gpus, p->model_mask, x->keep_off,
+		(uint64_t)p->share << 40 | (uint64_t)p->isolation << 32 | p->tenant,
 		x->any_held ? (uint64_t)(uint32_t)x->st->classes.c[w->class_idx].value
 			    : 0,
 	};
@@ -603,7 +604,9 @@ static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
 		const struct kerf_pod *p = &w->sets[i].req;
 		const uint64_t v[] = { (uint64_t)p->cpu_milli, (uint64_t)p->mem_mib,
 				       (uint64_t)p->gpu_milli, (uint64_t)p->gpu_mem_mib,
-				       p->nr_gpus, p->model_mask, w->sets[i].count };
+				       p->nr_gpus, p->model_mask, w->sets[i].count,
+				       (uint64_t)p->share << 40 |
+					       (uint64_t)p->isolation << 32 | p->tenant };
 
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 			h ^= v[k];

@@ -209,9 +209,25 @@ int kerf_pod_class(const struct kerf_pod *p)
 	return kerf_pod_is_fraction(p) ? 0 : p->nr_gpus;
 }
 
+bool kerf_gpu_share_ok(const struct kerf_node *n, int g, const struct kerf_pod *p)
+{
+	if (n->gpu_nr_fractions[g] == 0 || !kerf_pod_is_fraction(p))
+		return true;
+	if (n->gpu_share[g] != p->share || p->isolation == KERF_ISOLATION_HARDWARE ||
+	    n->gpu_isolation[g] == KERF_ISOLATION_HARDWARE)
+		return false;
+	if (p->isolation == KERF_ISOLATION_SHARED &&
+	    n->gpu_isolation[g] == KERF_ISOLATION_SHARED)
+		return true;
+	/* someone there (or p) shares only within its tenant */
+	return n->gpu_tenant[g] == p->tenant;
+}
+
 bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
 {
 	if (n->gpu_free_milli[g] < p->gpu_milli)
+		return false;
+	if (n->gpu_nr_fractions[g] && !kerf_gpu_share_ok(n, g, p))
 		return false;
 	if (p->gpu_mem_mib == 0)
 		return true;
@@ -227,6 +243,7 @@ static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
 	[KERF_MISFIT_CPU] = "insufficient cpu",
 	[KERF_MISFIT_MEM] = "insufficient memory",
 	[KERF_MISFIT_GPU] = "insufficient GPU",
+	[KERF_MISFIT_SHARING] = "GPUs with room are shared against the pod's isolation or sharing mode",
 };
 
 const char *kerf_misfit_text(enum kerf_misfit m)
@@ -260,11 +277,18 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 	if (!kerf_pod_is_fraction(p) && p->gpu_mem_mib == 0)
 		return n->nr_gpus_idle >= p->nr_gpus ? KERF_MISFIT_NONE
 						     : KERF_MISFIT_GPU;
-	int fit = 0;
+	int fit = 0, blocked = 0;
 
-	for (int g = 0; g < n->nr_gpus; g++)
-		fit += kerf_gpu_fits(n, g, p);
-	return fit >= p->nr_gpus ? KERF_MISFIT_NONE : KERF_MISFIT_GPU;
+	for (int g = 0; g < n->nr_gpus; g++) {
+		bool ok = kerf_gpu_fits(n, g, p);
+
+		fit += ok;
+		blocked += !ok && !kerf_gpu_share_ok(n, g, p) &&
+			   n->gpu_free_milli[g] >= p->gpu_milli;
+	}
+	if (fit >= p->nr_gpus)
+		return KERF_MISFIT_NONE;
+	return blocked ? KERF_MISFIT_SHARING : KERF_MISFIT_GPU;
 }
 
 static int popcount16(uint16_t x)
@@ -285,6 +309,32 @@ static void node_gpu_add(struct kerf_node *n, int g, int32_t milli,
 		n->nr_gpus_idle--;
 	else if (!was_idle && n->gpu_free_milli[g] == KERF_GPU_MILLI)
 		n->nr_gpus_idle++;
+}
+
+/* A fraction joins (+1) or leaves (-1) the fractions sharing GPU g. */
+static void node_gpu_share(struct kerf_node *n, int g, const struct kerf_pod *p,
+			   int delta)
+{
+	if (!kerf_pod_is_fraction(p))
+		return;
+	if (delta < 0) {
+		if (--n->gpu_nr_fractions[g] == 0) {
+			n->gpu_share[g] = 0;
+			n->gpu_isolation[g] = 0;
+			n->gpu_tenant[g] = 0;
+		}
+		return;
+	}
+	if (n->gpu_nr_fractions[g]++ == 0) {
+		n->gpu_share[g] = p->share;
+		n->gpu_isolation[g] = p->isolation;
+		n->gpu_tenant[g] = p->tenant;
+		return;
+	}
+	if (p->isolation > n->gpu_isolation[g])
+		n->gpu_isolation[g] = p->isolation;
+	if (n->gpu_tenant[g] != p->tenant)
+		n->gpu_tenant[g] = KERF_GPU_TENANTS_MIXED;
 }
 
 static int check_binding(const struct kerf_cluster *c,
@@ -335,8 +385,10 @@ int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->cpu_free_milli -= p->cpu_milli;
 	n->mem_free_mib -= p->mem_mib;
 	for (int g = 0; g < n->nr_gpus; g++)
-		if (b.gpus >> g & 1)
+		if (b.gpus >> g & 1) {
 			node_gpu_add(n, g, -p->gpu_milli, -p->gpu_mem_mib);
+			node_gpu_share(n, g, p, +1);
+		}
 	n->nr_pods++;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]++;
@@ -378,8 +430,16 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->cpu_free_milli += p->cpu_milli;
 	n->mem_free_mib += p->mem_mib;
 	for (int g = 0; g < n->nr_gpus; g++)
-		if (b.gpus >> g & 1)
+		if ((b.gpus >> g & 1) && kerf_pod_is_fraction(p) &&
+		    n->gpu_nr_fractions[g] == 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "unbind on '%s': GPU %d holds no fraction",
+					    n->name, g);
+	for (int g = 0; g < n->nr_gpus; g++)
+		if (b.gpus >> g & 1) {
 			node_gpu_add(n, g, p->gpu_milli, p->gpu_mem_mib);
+			node_gpu_share(n, g, p, -1);
+		}
 	n->nr_pods--;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]--;
@@ -422,6 +482,13 @@ int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 			     n->gpu_mem_free_mib[g] > n->gpu_mem_mib[g]))
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: memory free outside capacity",
+						    n->name, g);
+			if (n->gpu_share[g] >= KERF_SHARE_COUNT_ ||
+			    n->gpu_isolation[g] >= KERF_ISOLATION_COUNT_ ||
+			    (n->gpu_nr_fractions[g] == 0 &&
+			     (n->gpu_share[g] || n->gpu_isolation[g] || n->gpu_tenant[g])))
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: sharing state without fractions or out of range",
 						    n->name, g);
 			sum += f;
 			idle += f == KERF_GPU_MILLI;

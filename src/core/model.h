@@ -39,6 +39,38 @@ enum {
 #define KERF_MAX_CPU_MILLI ((int64_t)1 << 31)
 #define KERF_MAX_MEM_MIB ((int64_t)1 << 40)
 
+/*
+ * Sharing a GPU among fractions.  A fraction is realised by MPS (a compute
+ * share and a pinned memory limit per client) or by time-slicing (memory
+ * accounted here, not enforced by the GPU), or by the default mechanism of
+ * the node when the pod names none.  The first fraction on an idle GPU sets
+ * its mode; only fractions of the same mode join it, so a GPU's mode
+ * changes only when no work runs on it.
+ */
+enum kerf_gpu_share {
+	KERF_SHARE_DEFAULT = 0,
+	KERF_SHARE_MPS,
+	KERF_SHARE_TIMESLICE,
+	KERF_SHARE_COUNT_,
+};
+
+/*
+ * A tenant's isolation level.  MPS and time-slicing put their clients in
+ * one fault domain; whole GPUs and MIG instances do not.  Fractions of two
+ * tenants share a GPU only if both are `shared`; a `tenant` fraction shares
+ * only with its own tenant; a `hardware` fraction never shares a GPU with
+ * another fraction (it gets the GPU to itself until MIG serves it).
+ */
+enum kerf_isolation {
+	KERF_ISOLATION_SHARED = 0,     /* may share a fault domain with anyone */
+	KERF_ISOLATION_TENANT,         /* MPS / time-slicing within the tenant */
+	KERF_ISOLATION_HARDWARE,       /* exclusive GPUs or MIG only */
+	KERF_ISOLATION_COUNT_,
+};
+
+/* gpu_tenant of a GPU whose fractions belong to more than one tenant. */
+#define KERF_GPU_TENANTS_MIXED UINT32_MAX
+
 struct kerf_gpu_model {
 	char name[KERF_MODEL_NAME_MAX];
 	int32_t mem_mib;            /* memory of one GPU; 0 = not tracked */
@@ -60,6 +92,16 @@ struct kerf_node {
 	int32_t gpu_mem_mib[KERF_NODE_MAX_GPUS];      /* capacity, 0 = not tracked */
 	int32_t gpu_mem_free_mib[KERF_NODE_MAX_GPUS];
 	uint16_t nr_pods_by_class[KERF_POD_CLASSES];  /* GPU pods by class */
+	/*
+	 * Fractions sharing each GPU: how many, their mode, the strictest
+	 * isolation among them and their tenant (or KERF_GPU_TENANTS_MIXED).
+	 * All zero when no fraction is there.  While fractions remain, the
+	 * isolation and tenant never relax (conservative, never unsafe).
+	 */
+	uint16_t gpu_nr_fractions[KERF_NODE_MAX_GPUS];
+	uint8_t gpu_share[KERF_NODE_MAX_GPUS];        /* enum kerf_gpu_share */
+	uint8_t gpu_isolation[KERF_NODE_MAX_GPUS];    /* enum kerf_isolation */
+	uint32_t gpu_tenant[KERF_NODE_MAX_GPUS];
 	uint32_t domain;            /* NVLink domain id; 0 = none (node alone) */
 	bool cordoned;              /* takes no new pods (down, draining) */
 };
@@ -76,6 +118,10 @@ struct kerf_pod {
 	int32_t gpu_mem_mib;        /* per GPU; 0 = no GPU memory request */
 	uint8_t nr_gpus;
 	uint64_t model_mask;        /* bit i allows cluster model i; 0 = any */
+	/* fractions only: how the GPU is shared, and with whom */
+	uint8_t share;              /* enum kerf_gpu_share */
+	uint8_t isolation;          /* enum kerf_isolation of the pod's tenant */
+	uint32_t tenant;            /* the pod's tenant; 0 = none given */
 };
 
 /* Where a pod goes: a node and the GPUs it uses there (bit i = GPU i). */
@@ -140,7 +186,14 @@ static inline int64_t kerf_pod_gpu_milli_total(const struct kerf_pod *p)
 	return (int64_t)p->nr_gpus * p->gpu_milli;
 }
 
-/* Does GPU g of n have room for one GPU's share of p? */
+/*
+ * May fraction p join the fractions already on GPU g of n (same mode, and
+ * the isolation of everyone there allows it)?  True on a GPU without
+ * fractions, and for pods that are not fractions.
+ */
+bool kerf_gpu_share_ok(const struct kerf_node *n, int g, const struct kerf_pod *p);
+
+/* Does GPU g of n have room for one GPU's share of p (and may p share it)? */
 bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p);
 
 /* Reasons a node cannot take a pod, in the order they are checked. */
@@ -152,6 +205,8 @@ enum kerf_misfit {
 	KERF_MISFIT_CPU,
 	KERF_MISFIT_MEM,
 	KERF_MISFIT_GPU,            /* not enough GPUs with room */
+	KERF_MISFIT_SHARING,        /* GPUs with room are shared against p's
+				       isolation or sharing mode */
 	KERF_MISFIT_COUNT_,
 };
 

@@ -110,6 +110,11 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->idle_reclaim = false;
 	copy->util_pct = 100;
 	copy->submit_ms = now_ms;
+	/* who the pods are, for the GPUs they may share */
+	for (int i = 0; i < copy->nr_sets; i++) {
+		copy->sets[i].req.tenant = (uint32_t)w->tenant;
+		copy->sets[i].req.isolation = (uint8_t)st->tenants.t[w->tenant].isolation;
+	}
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';
 	st->wl[st->nr_wl++] = copy;
@@ -254,7 +259,29 @@ struct node_use {
 	int64_t mem_mib;
 	int32_t gpu_milli[KERF_NODE_MAX_GPUS];
 	int32_t gpu_mem_mib[KERF_NODE_MAX_GPUS];
+	/* the fractions on each GPU, as the running workloads say */
+	uint16_t nr_fractions[KERF_NODE_MAX_GPUS];
+	uint8_t share[KERF_NODE_MAX_GPUS];
+	uint8_t isolation_max[KERF_NODE_MAX_GPUS];
+	uint32_t tenant[KERF_NODE_MAX_GPUS];
+	bool share_mixed[KERF_NODE_MAX_GPUS];
+	bool tenants_mixed[KERF_NODE_MAX_GPUS];
 };
+
+/* A fraction p of workload w runs on GPU g: note who shares it. */
+static void use_fraction(struct node_use *u, int g, const struct kerf_pod *p)
+{
+	if (u->nr_fractions[g]++ == 0) {
+		u->share[g] = p->share;
+		u->tenant[g] = p->tenant;
+		u->isolation_max[g] = p->isolation;
+		return;
+	}
+	u->share_mixed[g] |= u->share[g] != p->share;
+	u->tenants_mixed[g] |= u->tenant[g] != p->tenant;
+	if (p->isolation > u->isolation_max[g])
+		u->isolation_max[g] = p->isolation;
+}
 
 static int check_workload(const struct kerf_state *st,
 			  const struct kerf_workload *w, struct node_use *use,
@@ -297,6 +324,8 @@ static int check_workload(const struct kerf_state *st,
 			if (wp->b.gpus >> g & 1) {
 				u->gpu_milli[g] += p->gpu_milli;
 				u->gpu_mem_mib[g] += p->gpu_mem_mib;
+				if (kerf_pod_is_fraction(p))
+					use_fraction(u, g, p);
 			}
 	}
 	kerf_res_add(&leaf_use[w->tenant], &w->charged);
@@ -330,6 +359,27 @@ static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 			    n->gpu_mem_mib[g] - n->gpu_mem_free_mib[g] != u->gpu_mem_mib[g])
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: GPU memory in use differs",
+						    n->name, g);
+			if (n->gpu_nr_fractions[g] != u->nr_fractions[g] ||
+			    (u->nr_fractions[g] && n->gpu_share[g] != u->share[g]))
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: %u fractions recorded, running workloads hold %u",
+						    n->name, g, n->gpu_nr_fractions[g],
+						    u->nr_fractions[g]);
+			/* isolation: who shares the GPU, from the pods themselves */
+			if (u->nr_fractions[g] < 2)
+				continue;
+			if (u->share_mixed[g])
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: isolation: fractions of two sharing modes on one GPU",
+						    n->name, g);
+			if (u->isolation_max[g] == KERF_ISOLATION_HARDWARE)
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: isolation: a hardware-isolated fraction shares its GPU",
+						    n->name, g);
+			if (u->tenants_mixed[g] && u->isolation_max[g] != KERF_ISOLATION_SHARED)
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: isolation: tenants share a GPU although one allows sharing only within itself",
 						    n->name, g);
 		}
 	}

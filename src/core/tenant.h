@@ -47,12 +47,6 @@ enum {
 	KERF_TENANT_ROOT = 0,
 };
 
-enum kerf_isolation {
-	KERF_ISOLATION_SHARED = 0,     /* may share a fault domain with anyone */
-	KERF_ISOLATION_TENANT,         /* MPS / time-slicing within the tenant */
-	KERF_ISOLATION_HARDWARE,       /* exclusive GPUs or MIG only */
-};
-
 /* What a tenant's exhausted GPU-hour budget does to its new work. */
 enum kerf_budget_action {
 	KERF_BUDGET_HOLD = 0,             /* hold all new work */

@@ -79,6 +79,9 @@ static void gen_quota(struct kerf_rng *r, struct kerf_scn_tenant *t,
 /* Sometimes a GPU-hour budget, sometimes an idle policy. */
 static void gen_policies(struct kerf_rng *r, struct kerf_scn_tenant *t)
 {
+	/* half shared, the rest within the tenant or hardware-isolated */
+	t->isolation = kerf_rng_below(r, 2) ? KERF_ISOLATION_SHARED
+					    : (enum kerf_isolation)between(r, 1, 2);
 	if (!kerf_rng_below(r, 4)) {
 		t->budget_gpu_milli_hours = between(r, 1, 50) * 1000;
 		t->budget_window_ms = between(r, 1, 8) * 3600 * 1000;
@@ -183,8 +186,11 @@ static void gen_workload(struct kerf_rng *r, struct kerf_scenario *sc, int model
 		if (p->nr_gpus > 0) {
 			p->gpu_milli = kerf_rng_below(r, 3) ? 1000
 							    : (int32_t)between(r, 1, 9) * 100;
-			if (p->gpu_milli < 1000)
+			if (p->gpu_milli < 1000) {
 				p->nr_gpus = 1;
+				/* default, MPS or time-slicing */
+				p->share = (uint8_t)kerf_rng_below(r, KERF_SHARE_COUNT_);
+			}
 			if (!kerf_rng_below(r, 4))
 				p->gpu_mem_mib = (int32_t)between(r, 1, 40) * 1024;
 			if (!kerf_rng_below(r, 4))

@@ -804,6 +804,101 @@ static void test_copy_empty(void **state)
 	kerf_cluster_release(&src);
 }
 
+/* A fraction of a tenant with an isolation level and a sharing mode. */
+static struct kerf_pod frac_of(uint32_t tenant, enum kerf_isolation iso,
+			       enum kerf_gpu_share share)
+{
+	struct kerf_pod p = fraction(250, 0);
+
+	p.tenant = tenant;
+	p.isolation = (uint8_t)iso;
+	p.share = (uint8_t)share;
+	return p;
+}
+
+/* Bind p on GPU 0 of the T4 node (two GPUs). */
+static int bind0(struct kerf_cluster *c, const struct kerf_pod *p)
+{
+	return kerf_cluster_bind(c, p, (struct kerf_binding){ .node = 2, .gpus = 1 },
+				 NULL);
+}
+
+static void test_sharing_modes(void **state)
+{
+	struct kerf_cluster c;
+	struct kerf_pod def = frac_of(1, KERF_ISOLATION_SHARED, KERF_SHARE_DEFAULT);
+	struct kerf_pod mps = frac_of(1, KERF_ISOLATION_SHARED, KERF_SHARE_MPS);
+	struct kerf_pod ts = frac_of(2, KERF_ISOLATION_SHARED, KERF_SHARE_TIMESLICE);
+
+	(void)state;
+	setup_cluster(&c);
+	assert_int_equal(bind0(&c, &mps), 0);
+	/* the GPU is in MPS mode now: only MPS fractions join */
+	assert_false(kerf_gpu_fits(&c.nodes[2], 0, &def));
+	assert_false(kerf_gpu_fits(&c.nodes[2], 0, &ts));
+	assert_true(kerf_gpu_fits(&c.nodes[2], 1, &ts));
+	assert_true(kerf_gpu_fits(&c.nodes[2], 0, &mps));
+	assert_int_equal(bind0(&c, &ts), -KERF_ERANGE);
+	/* whole GPUs do not care; a full GPU does */
+	assert_int_equal(c.nodes[2].gpu_share[0], KERF_SHARE_MPS);
+	assert_int_equal(c.nodes[2].gpu_nr_fractions[0], 1);
+	/* leaving resets the mode: the GPU may change when no work runs */
+	assert_int_equal(kerf_cluster_unbind(&c, &mps, (struct kerf_binding){ .node = 2, .gpus = 1 },
+					     NULL), 0);
+	assert_int_equal(c.nodes[2].gpu_nr_fractions[0], 0);
+	assert_int_equal(c.nodes[2].gpu_share[0], KERF_SHARE_DEFAULT);
+	assert_int_equal(bind0(&c, &ts), 0);
+	assert_int_equal(c.nodes[2].gpu_share[0], KERF_SHARE_TIMESLICE);
+	assert_int_equal(kerf_cluster_check(&c, NULL), 0);
+	kerf_cluster_release(&c);
+}
+
+static void test_sharing_isolation(void **state)
+{
+	struct kerf_cluster c;
+	struct kerf_pod a_shared = frac_of(1, KERF_ISOLATION_SHARED, KERF_SHARE_MPS);
+	struct kerf_pod b_shared = frac_of(2, KERF_ISOLATION_SHARED, KERF_SHARE_MPS);
+	struct kerf_pod a_tenant = frac_of(1, KERF_ISOLATION_TENANT, KERF_SHARE_MPS);
+	struct kerf_pod b_tenant = frac_of(2, KERF_ISOLATION_TENANT, KERF_SHARE_MPS);
+	struct kerf_pod a_hw = frac_of(1, KERF_ISOLATION_HARDWARE, KERF_SHARE_MPS);
+	struct kerf_binding b0 = { .node = 2, .gpus = 1 };
+
+	(void)state;
+	setup_cluster(&c);
+	/* two shared tenants share */
+	assert_int_equal(bind0(&c, &a_shared), 0);
+	assert_true(kerf_gpu_fits(&c.nodes[2], 0, &b_shared));
+	/* a tenant-level pod joins only its own tenant's GPU */
+	assert_true(kerf_gpu_fits(&c.nodes[2], 0, &a_tenant));
+	assert_false(kerf_gpu_fits(&c.nodes[2], 0, &b_tenant));
+	assert_int_equal(kerf_node_misfit(&c, &c.nodes[2], &b_tenant), KERF_MISFIT_NONE);
+	assert_int_equal(bind0(&c, &a_tenant), 0);
+	/* now the GPU holds a tenant-level pod of tenant 1: tenant 2 may not join */
+	assert_false(kerf_gpu_fits(&c.nodes[2], 0, &b_shared));
+	assert_int_equal(bind0(&c, &b_shared), -KERF_ERANGE);
+	/* hardware: never joins, and nobody joins it */
+	assert_false(kerf_gpu_fits(&c.nodes[2], 0, &a_hw));
+	assert_true(kerf_gpu_fits(&c.nodes[2], 1, &a_hw));
+	assert_int_equal(kerf_cluster_bind(&c, &a_hw, (struct kerf_binding){ .node = 2, .gpus = 2 },
+					   NULL), 0);
+	assert_false(kerf_gpu_fits(&c.nodes[2], 1, &a_shared));
+	/* no GPU of the node may take tenant 2's pod: the reason says why */
+	assert_int_equal(kerf_node_misfit(&c, &c.nodes[2], &b_shared), KERF_MISFIT_SHARING);
+	assert_has(kerf_misfit_text(KERF_MISFIT_SHARING), "isolation");
+	/* mixed tenants stay mixed until the GPU empties (never relaxed) */
+	assert_int_equal(kerf_cluster_unbind(&c, &a_tenant, b0, NULL), 0);
+	assert_int_equal(kerf_cluster_unbind(&c, &a_shared, b0, NULL), 0);
+	assert_int_equal(c.nodes[2].gpu_nr_fractions[0], 0);
+	assert_true(kerf_gpu_fits(&c.nodes[2], 0, &b_tenant));
+	/* a fraction unbound from a GPU without fractions is refused */
+	assert_int_equal(kerf_cluster_unbind(&c, &a_shared, b0, NULL), -KERF_ERANGE);
+	assert_int_equal(kerf_cluster_check(&c, NULL), 0);
+	/* the check sees a sharing state without fractions */
+	c.nodes[2].gpu_tenant[0] = 7;
+	assert_int_equal(kerf_cluster_check(&c, NULL), -KERF_ERANGE);
+	kerf_cluster_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +912,8 @@ int main(void)
 		cmocka_unit_test(test_misfit_order),
 		cmocka_unit_test(test_misfit_gpu),
 		cmocka_unit_test(test_misfit_text),
+		cmocka_unit_test(test_sharing_modes),
+		cmocka_unit_test(test_sharing_isolation),
 		cmocka_unit_test(test_bind_unbind_arithmetic),
 		cmocka_unit_test(test_bind_cpu_only_and_exact_fill),
 		cmocka_unit_test(test_bind_refusals),
