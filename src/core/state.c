@@ -110,10 +110,17 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->idle_reclaim = false;
 	copy->util_pct = 100;
 	copy->submit_ms = now_ms;
-	/* who the pods are, for the GPUs they may share */
+	/*
+	 * Who the pods are, for the GPUs they may share.  A shared tenant's
+	 * pods go without a tenant: whom they share with does not matter to
+	 * them, and identical pods of many tenants stay one shape for the
+	 * score cache.
+	 */
 	for (int i = 0; i < copy->nr_sets; i++) {
-		copy->sets[i].req.tenant = (uint32_t)w->tenant;
-		copy->sets[i].req.isolation = (uint8_t)st->tenants.t[w->tenant].isolation;
+		enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
+
+		copy->sets[i].req.isolation = (uint8_t)iso;
+		copy->sets[i].req.tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
 	}
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';
