@@ -3,12 +3,13 @@
  * scenario (the format is docs/scenario.md).
  *
  * The reader walks the tree of sim/yaml_doc with a field path in hand
- * ("tenants[1].quota.H100-80GB.nominal"), so that every error says
- * "file:line: field: reason".  It checks everything the core would refuse
- * later, while the line is still known: names, references between sections
- * (tenants, classes, GPU models), the bounds of core/model.h, children's
- * nominal quotas within their parent's (and the top level's within the
- * cluster).  kerf_scenario_build validates again, for scenarios made by hand.
+ * ("tenants[1].quota.H100-80GB.nominal", kept by sim/yaml_read), so that
+ * every error says "file:line: field: reason".  It checks everything the
+ * core would refuse later, while the line is still known: names, references
+ * between sections (tenants, classes, GPU models), the bounds of
+ * core/model.h, children's nominal quotas within their parent's (and the
+ * top level's within the cluster).  kerf_scenario_build validates again, for
+ * scenarios made by hand.
  *
  * Numbers are decimals converted to the core's integer units exactly: the
  * written digits are multiplied by the unit (1000 milli-cores per core, 1024
@@ -22,7 +23,6 @@
 #include "sim/scenario.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,7 @@
 #include "core/resources.h"
 #include "sim/file.h"
 #include "sim/yaml_doc.h"
+#include "sim/yaml_read.h"
 
 enum {
 	SCN_MAX_BYTES = 16 << 20,          /* the file */
@@ -42,7 +43,6 @@ enum {
 	SCN_MAX_GENERATORS = 4096,
 	SCN_MAX_WORKLOADS = 1000000,       /* per generator */
 	SCN_MAX_WEIGHT = 1000000,
-	SCN_FIELD_MAX = 320,
 	SCN_POLICY_MAX = 32,               /* sizeof(sc->policy) */
 };
 
@@ -115,11 +115,8 @@ static const struct qty q_pods = {
 /* ---- the reader ----------------------------------------------------- */
 
 struct reader {
-	const char *path;
-	struct kerf_err *err;
+	struct kerf_yread y;                /* the field path, messages */
 	struct kerf_scenario *sc;
-	char field[SCN_FIELD_MAX];          /* path of the value at hand */
-	size_t field_len;
 	size_t alloc_nodes;
 	size_t alloc_tenants;
 	size_t alloc_generators;
@@ -134,160 +131,13 @@ struct reader {
 	int64_t capacity[KERF_MAX_RES];     /* of the cluster, per dimension */
 };
 
-static int fail(struct reader *r, const struct kerf_yaml_node *n,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(struct reader *r, const struct kerf_yaml_node *n,
-		const char *fmt, ...)
-{
-	char reason[KERF_ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	if (r->field_len == 0)
-		return kerf_err_set(r->err, -KERF_EPARSE, "%s:%u: %s", r->path,
-				    n->line, reason);
-	return kerf_err_set(r->err, -KERF_EPARSE, "%s:%u: %s: %s", r->path,
-			    n->line, r->field, reason);
-}
-
 static int oom(struct reader *r)
 {
-	return kerf_err_set(r->err, -KERF_ENOMEM, "%s: out of memory", r->path);
-}
-
-/* Append to the field path; returns the mark to pop back to. */
-static size_t push_key(struct reader *r, const char *key)
-{
-	size_t mark = r->field_len;
-	int n = snprintf(r->field + mark, sizeof(r->field) - mark, "%s%s",
-			 mark ? "." : "", key);
-
-	if (n > 0)
-		r->field_len += (size_t)n;
-	if (r->field_len >= sizeof(r->field))
-		r->field_len = sizeof(r->field) - 1;
-	return mark;
-}
-
-static size_t push_index(struct reader *r, size_t i)
-{
-	size_t mark = r->field_len;
-	int n = snprintf(r->field + mark, sizeof(r->field) - mark, "[%zu]", i);
-
-	if (n > 0)
-		r->field_len += (size_t)n;
-	if (r->field_len >= sizeof(r->field))
-		r->field_len = sizeof(r->field) - 1;
-	return mark;
-}
-
-static void pop(struct reader *r, size_t mark)
-{
-	r->field_len = mark;
-	r->field[mark] = '\0';
-}
-
-/* An error about the key key of map (the key itself is absent or wrong). */
-static int fail_key(struct reader *r, const struct kerf_yaml_node *at,
-		    const char *key, const char *reason)
-{
-	size_t mark = push_key(r, key);
-	int rc = fail(r, at, "%s", reason);
-
-	pop(r, mark);
-	return rc;
-}
-
-/* ---- mappings ------------------------------------------------------- */
-
-static bool key_is(const struct kerf_yaml_node *k, const char *name)
-{
-	size_t len = strlen(name);
-
-	return k->len == len && memcmp(k->text, name, len) == 0;
-}
-
-/*
- * The values of a mapping with the given keys (NULL where absent).  Unknown
- * keys and keys given twice are errors.
- */
-static int take_map(struct reader *r, const struct kerf_yaml_node *n,
-		    const char *const *keys, int nr_keys,
-		    const struct kerf_yaml_node **vals)
-{
-	for (int j = 0; j < nr_keys; j++)
-		vals[j] = NULL;
-	if (n->kind != KERF_YAML_MAP)
-		return fail(r, n, "must be a mapping");
-	for (size_t i = 0; i < n->nr; i++) {
-		const struct kerf_yaml_node *k = n->pairs[i].key;
-		char known[400];
-		size_t used = 0;
-		int j;
-
-		for (j = 0; j < nr_keys && !key_is(k, keys[j]); j++)
-			;
-		if (j < nr_keys && !vals[j]) {
-			vals[j] = n->pairs[i].value;
-			continue;
-		}
-		if (j < nr_keys)
-			return fail_key(r, k, keys[j], "given twice");
-		known[0] = '\0';
-		for (j = 0; j < nr_keys && used < sizeof(known); j++) {
-			int w = snprintf(known + used, sizeof(known) - used,
-					 "%s%s", j ? ", " : "", keys[j]);
-
-			if (w > 0)
-				used += (size_t)w;
-		}
-		{
-			size_t mark = push_key(r, k->text);
-			int rc = fail(r, k, "unknown key (known: %s)", known);
-
-			pop(r, mark);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-static int need(struct reader *r, const struct kerf_yaml_node *map,
-		const struct kerf_yaml_node *val, const char *key)
-{
-	return val ? 0 : fail_key(r, map, key, "missing");
+	return kerf_err_set(r->y.err, -KERF_ENOMEM, "%s: out of memory",
+			    r->y.path);
 }
 
 /* ---- scalars -------------------------------------------------------- */
-
-static bool is_scalar(const struct kerf_yaml_node *n)
-{
-	return n->kind == KERF_YAML_SCALAR && !kerf_yaml_is_null(n);
-}
-
-/*
- * A name: 1..max bytes of printable ASCII, no space.  Names end up in
- * messages, reports and node names, where a control character or an
- * invisible Unicode space would only confuse.
- */
-static int get_name(struct reader *r, const struct kerf_yaml_node *n,
-		    size_t max, char *out)
-{
-	if (!is_scalar(n) || n->len == 0 || n->len > max)
-		return fail(r, n, "must be a name of 1 to %zu bytes", max);
-	for (size_t i = 0; i < n->len; i++) {
-		unsigned char ch = (unsigned char)n->text[i];
-
-		if (ch <= ' ' || ch >= 0x7f)
-			return fail(r, n, "byte 0x%02x is not allowed in a name",
-				    ch);
-	}
-	memcpy(out, n->text, n->len + 1);
-	return 0;
-}
 
 /* One of words[]; returns its index. */
 static int get_word(struct reader *r, const struct kerf_yaml_node *n,
@@ -298,7 +148,7 @@ static int get_word(struct reader *r, const struct kerf_yaml_node *n,
 
 	if (n->kind == KERF_YAML_SCALAR)
 		for (int i = 0; i < nr_words; i++)
-			if (key_is(n, words[i]))
+			if (kerf_yread_key_is(n, words[i]))
 				return i;
 	list[0] = '\0';
 	for (int i = 0; i < nr_words && used < sizeof(list); i++) {
@@ -309,21 +159,7 @@ static int get_word(struct reader *r, const struct kerf_yaml_node *n,
 		if (w > 0)
 			used += (size_t)w;
 	}
-	return fail(r, n, "must be %s", list);
-}
-
-static int get_bool(struct reader *r, const struct kerf_yaml_node *n,
-		    bool *out)
-{
-	if (n->kind == KERF_YAML_SCALAR && n->plain && key_is(n, "true")) {
-		*out = true;
-		return 0;
-	}
-	if (n->kind == KERF_YAML_SCALAR && n->plain && key_is(n, "false")) {
-		*out = false;
-		return 0;
-	}
-	return fail(r, n, "must be true or false");
+	return kerf_yread_fail(&r->y, n, "must be %s", list);
 }
 
 enum num_rc {
@@ -471,9 +307,10 @@ static int get_qty(struct reader *r, const struct kerf_yaml_node *n,
 		char max[48];
 
 		fmt_qty(max, sizeof(max), q->max, q->scale);
-		return fail(r, n, "must be at most %s %s", max, q->unit);
+		return kerf_yread_fail(&r->y, n, "must be at most %s %s", max,
+				       q->unit);
 	}
-	return fail(r, n, "must be %s", q->expect);
+	return kerf_yread_fail(&r->y, n, "must be %s", q->expect);
 }
 
 static int get_qty32(struct reader *r, const struct kerf_yaml_node *n,
@@ -511,27 +348,19 @@ static int get_time_either(struct reader *r, const struct kerf_yaml_node *map,
 
 		snprintf(reason, sizeof(reason), "give %s or %s, not both",
 			 a_key, b_key);
-		return fail_key(r, b, b_key, reason);
+		return kerf_yread_fail_key(&r->y, b, b_key, reason);
 	}
 	if (!a && !b) {
 		char reason[96];
 
 		snprintf(reason, sizeof(reason), "missing (or %s)", b_key);
-		return fail_key(r, map, a_key, reason);
+		return kerf_yread_fail_key(&r->y, map, a_key, reason);
 	}
-	mark = push_key(r, a ? a_key : b_key);
+	mark = kerf_yread_push_key(&r->y, a ? a_key : b_key);
 	rc = get_qty(r, a ? a : b, a ? qa : qb, out);
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
-
-/* rc = call, with key appended to the field path meanwhile. */
-#define UNDER_KEY(rc, r, key, call)                             \
-	do {                                                    \
-		size_t mark_ = push_key((r), (key));            \
-		(rc) = (call);                                  \
-		pop((r), mark_);                                \
-	} while (0)
 
 static int key_qty(struct reader *r, const struct kerf_yaml_node *v,
 		   const char *key, const struct qty *q, int64_t *out)
@@ -541,9 +370,9 @@ static int key_qty(struct reader *r, const struct kerf_yaml_node *v,
 
 	if (!v)
 		return 0;
-	mark = push_key(r, key);
+	mark = kerf_yread_push_key(&r->y, key);
 	rc = get_qty(r, v, q, out);
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -555,9 +384,9 @@ static int key_qty32(struct reader *r, const struct kerf_yaml_node *v,
 
 	if (!v)
 		return 0;
-	mark = push_key(r, key);
+	mark = kerf_yread_push_key(&r->y, key);
 	rc = get_qty32(r, v, q, out);
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -569,23 +398,9 @@ static int key_qty_u32(struct reader *r, const struct kerf_yaml_node *v,
 
 	if (!v)
 		return 0;
-	mark = push_key(r, key);
+	mark = kerf_yread_push_key(&r->y, key);
 	rc = get_qty_u32(r, v, q, out);
-	pop(r, mark);
-	return rc;
-}
-
-static int key_name(struct reader *r, const struct kerf_yaml_node *v,
-		    const char *key, size_t max, char *out)
-{
-	size_t mark;
-	int rc;
-
-	if (!v)
-		return 0;
-	mark = push_key(r, key);
-	rc = get_name(r, v, max, out);
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -599,23 +414,9 @@ static int key_word(struct reader *r, const struct kerf_yaml_node *v,
 
 	if (!v)
 		return dflt;
-	mark = push_key(r, key);
+	mark = kerf_yread_push_key(&r->y, key);
 	rc = get_word(r, v, words, nr_words);
-	pop(r, mark);
-	return rc;
-}
-
-static int key_bool(struct reader *r, const struct kerf_yaml_node *v,
-		    const char *key, bool *out)
-{
-	size_t mark;
-	int rc;
-
-	if (!v)
-		return 0;
-	mark = push_key(r, key);
-	rc = get_bool(r, v, out);
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -661,16 +462,17 @@ static int resource_dim(struct reader *r, const struct kerf_yaml_node *key)
 {
 	int m;
 
-	if (key_is(key, "cpu"))
+	if (kerf_yread_key_is(key, "cpu"))
 		return KERF_RES_CPU;
-	if (key_is(key, "memory"))
+	if (kerf_yread_key_is(key, "memory"))
 		return KERF_RES_MEM;
 	m = key->len < KERF_MODEL_NAME_MAX && strlen(key->text) == key->len
 		    ? find_model(r, key->text)
 		    : -1;
 	if (m < 0) {
-		fail(r, key, "'%s' is not cpu, memory or the GPU model of a node group",
-		     key->text);
+		kerf_yread_fail(&r->y, key,
+				"'%s' is not cpu, memory or the GPU model of a node group",
+				key->text);
 		return -1;
 	}
 	return kerf_res_gpu(m);
@@ -689,19 +491,24 @@ static int get_class_list(struct reader *r, const struct kerf_yaml_node *n,
 {
 	*nr_out = 0;
 	if (n->kind != KERF_YAML_SEQ || n->nr == 0)
-		return fail(r, n, "must be a list of priority class names");
+		return kerf_yread_fail(&r->y, n,
+				       "must be a list of priority class names");
 	for (size_t i = 0; i < n->nr; i++) {
 		const struct kerf_yaml_node *item = n->items[i];
 		char name[KERF_CLASS_NAME_MAX];
-		size_t mark = push_index(r, i);
-		int rc = get_name(r, item, KERF_CLASS_NAME_MAX - 1, name);
+		size_t mark = kerf_yread_push_index(&r->y, i);
+		int rc = kerf_yread_get_name(&r->y, item,
+					     KERF_CLASS_NAME_MAX - 1, name);
 
 		if (rc == 0 && kerf_classes_find(&r->sc->classes, name) < 0)
-			rc = fail(r, item, "no priority class '%s'", name);
+			rc = kerf_yread_fail(&r->y, item,
+					     "no priority class '%s'", name);
 		for (int j = 0; rc == 0 && j < *nr_out; j++)
 			if (strcmp(out[j], name) == 0)
-				rc = fail(r, item, "'%s' is listed twice", name);
-		pop(r, mark);
+				rc = kerf_yread_fail(&r->y, item,
+						     "'%s' is listed twice",
+						     name);
+		kerf_yread_pop(&r->y, mark);
 		if (rc < 0)
 			return rc;
 		memcpy(out[(*nr_out)++], name, sizeof(name));
@@ -758,14 +565,17 @@ static int check_prefix(struct reader *r, const struct kerf_yaml_node *at,
 		uint64_t i;
 
 		if (strcmp(o->prefix, n->prefix) == 0)
-			return fail(r, at, "'%s' is also the prefix of cluster.nodes[%zu]",
-				    n->prefix, h);
+			return kerf_yread_fail(&r->y, at,
+					       "'%s' is also the prefix of cluster.nodes[%zu]",
+					       n->prefix, h);
 		if (names_clash(o->prefix, o->count, n->prefix, &i))
-			return fail(r, at, "node name '%s0' would also be made by cluster.nodes[%zu]",
-				    n->prefix, h);
+			return kerf_yread_fail(&r->y, at,
+					       "node name '%s0' would also be made by cluster.nodes[%zu]",
+					       n->prefix, h);
 		if (names_clash(n->prefix, n->count, o->prefix, &i))
-			return fail(r, at, "node name '%s%" PRIu64 "' would also be made by cluster.nodes[%zu]",
-				    n->prefix, i, h);
+			return kerf_yread_fail(&r->y, at,
+					       "node name '%s%" PRIu64 "' would also be made by cluster.nodes[%zu]",
+					       n->prefix, i, h);
 	}
 	return 0;
 }
@@ -778,28 +588,30 @@ static int group_model(struct reader *r, const struct kerf_yaml_node *map,
 
 	if (n->gpus == 0) {
 		if (v[G_MODEL])
-			return fail_key(r, v[G_MODEL], "model",
-					"given for nodes without GPUs (gpus is 0)");
+			return kerf_yread_fail_key(&r->y, v[G_MODEL], "model",
+						   "given for nodes without GPUs (gpus is 0)");
 		if (v[G_GPU_MEMORY])
-			return fail_key(r, v[G_GPU_MEMORY], "gpu_memory_gib",
-					"given for nodes without GPUs (gpus is 0)");
+			return kerf_yread_fail_key(&r->y, v[G_GPU_MEMORY],
+						   "gpu_memory_gib",
+						   "given for nodes without GPUs (gpus is 0)");
 		if (n->domain_nodes)
-			return fail_key(r, v[G_DOMAIN], "nvlink_domain_nodes",
-					"given for nodes without GPUs (gpus is 0)");
+			return kerf_yread_fail_key(&r->y, v[G_DOMAIN],
+						   "nvlink_domain_nodes",
+						   "given for nodes without GPUs (gpus is 0)");
 		return 0;
 	}
-	if ((rc = need(r, map, v[G_MODEL], "model")) < 0 ||
-	    (rc = key_name(r, v[G_MODEL], "model", KERF_MODEL_NAME_MAX - 1,
-			   n->model)) < 0)
+	if ((rc = kerf_yread_need(&r->y, map, v[G_MODEL], "model")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[G_MODEL], "model",
+				      KERF_MODEL_NAME_MAX - 1, n->model)) < 0)
 		return rc;
 	if (strcmp(n->model, "cpu") == 0 || strcmp(n->model, "memory") == 0)
-		return fail_key(r, v[G_MODEL], "model",
-				"'cpu' and 'memory' are quota resources, not GPU models");
+		return kerf_yread_fail_key(&r->y, v[G_MODEL], "model",
+					   "'cpu' and 'memory' are quota resources, not GPU models");
 	m = find_model(r, n->model);
 	if (m < 0) {
 		if (r->nr_models == KERF_MAX_MODELS)
-			return fail_key(r, v[G_MODEL], "model",
-					"more than 64 GPU models");
+			return kerf_yread_fail_key(&r->y, v[G_MODEL], "model",
+						   "more than 64 GPU models");
 		m = r->nr_models++;
 		memcpy(r->models[m], n->model, sizeof(r->models[m]));
 		r->model_mem_mib[m] = 0;
@@ -811,12 +623,13 @@ static int group_model(struct reader *r, const struct kerf_yaml_node *map,
 		r->model_mem_group[m] = g;
 	} else if (r->model_mem_mib[m] != n->gpu_mem_mib) {
 		char had[48];
-		size_t mark = push_key(r, "gpu_memory_gib");
+		size_t mark = kerf_yread_push_key(&r->y, "gpu_memory_gib");
 
 		fmt_qty(had, sizeof(had), r->model_mem_mib[m], 1024);
-		rc = fail(r, v[G_GPU_MEMORY], "model '%s' has %s GiB in cluster.nodes[%zu]",
-			  n->model, had, r->model_mem_group[m]);
-		pop(r, mark);
+		rc = kerf_yread_fail(&r->y, v[G_GPU_MEMORY],
+				     "model '%s' has %s GiB in cluster.nodes[%zu]",
+				     n->model, had, r->model_mem_group[m]);
+		kerf_yread_pop(&r->y, mark);
 		return rc;
 	}
 	return 0;
@@ -831,13 +644,13 @@ static int parse_group(struct reader *r, const struct kerf_yaml_node *map,
 	int rc;
 
 	memset(n, 0, sizeof(*n));
-	if ((rc = take_map(r, map, group_keys, G_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[G_PREFIX], "prefix")) < 0 ||
-	    (rc = need(r, map, v[G_COUNT], "count")) < 0 ||
-	    (rc = need(r, map, v[G_CPU], "cpu")) < 0 ||
-	    (rc = need(r, map, v[G_MEMORY], "memory_gib")) < 0 ||
-	    (rc = key_name(r, v[G_PREFIX], "prefix", KERF_SCN_NAME_MAX - 1,
-			   n->prefix)) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, group_keys, G_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[G_PREFIX], "prefix")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[G_COUNT], "count")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[G_CPU], "cpu")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[G_MEMORY], "memory_gib")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[G_PREFIX], "prefix",
+				      KERF_SCN_NAME_MAX - 1, n->prefix)) < 0 ||
 	    (rc = key_qty_u32(r, v[G_COUNT], "count", &q_node_count,
 			      &n->count)) < 0 ||
 	    (rc = key_qty(r, v[G_CPU], "cpu", &q_node_cpu, &n->cpu_milli)) < 0 ||
@@ -851,10 +664,11 @@ static int parse_group(struct reader *r, const struct kerf_yaml_node *map,
 		return rc;
 	n->gpus = (int)gpus;
 	if (n->count > SCN_MAX_NODES - r->nr_cluster_nodes)
-		return fail_key(r, v[G_COUNT], "count",
-				"more than 1048576 nodes in the cluster");
+		return kerf_yread_fail_key(&r->y, v[G_COUNT], "count",
+					   "more than 1048576 nodes in the cluster");
 	r->nr_cluster_nodes += n->count;
-	UNDER_KEY(rc, r, "prefix", check_prefix(r, v[G_PREFIX], g));
+	KERF_YREAD_UNDER_KEY(rc, &r->y, "prefix",
+			     check_prefix(r, v[G_PREFIX], g));
 	if (rc < 0 || (rc = group_model(r, map, v, g)) < 0)
 		return rc;
 	r->capacity[KERF_RES_CPU] = kerf_qty_add(
@@ -879,28 +693,30 @@ static int parse_cluster(struct reader *r, const struct kerf_yaml_node *map)
 	size_t mark;
 	int rc;
 
-	if ((rc = take_map(r, map, keys, 1, v)) < 0 ||
-	    (rc = need(r, map, v[0], "nodes")) < 0)
+	if ((rc = kerf_yread_take_map(&r->y, map, keys, 1, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[0], "nodes")) < 0)
 		return rc;
 	seq = v[0];
-	mark = push_key(r, "nodes");
+	mark = kerf_yread_push_key(&r->y, "nodes");
 	if (seq->kind != KERF_YAML_SEQ || seq->nr == 0)
-		rc = fail(r, seq, "must be a list of node groups");
+		rc = kerf_yread_fail(&r->y, seq,
+				     "must be a list of node groups");
 	else if (seq->nr > SCN_MAX_GROUPS)
-		rc = fail(r, seq->items[SCN_MAX_GROUPS], "more than %d node groups",
-			  SCN_MAX_GROUPS);
+		rc = kerf_yread_fail(&r->y, seq->items[SCN_MAX_GROUPS],
+				     "more than %d node groups",
+				     SCN_MAX_GROUPS);
 	else
 		rc = grow(r, (void **)&sc->nodes, &r->alloc_nodes, seq->nr,
 			  sizeof(*sc->nodes));
 	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
-		size_t m = push_index(r, i);
+		size_t m = kerf_yread_push_index(&r->y, i);
 
 		rc = parse_group(r, seq->items[i], i);
-		pop(r, m);
+		kerf_yread_pop(&r->y, m);
 		if (rc == 0)
 			sc->nr_nodes++;
 	}
-	pop(r, mark);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -922,14 +738,14 @@ static int parse_class(struct reader *r, const struct kerf_yaml_node *map)
 	int64_t value = 0;
 	int rc;
 
-	if ((rc = take_map(r, map, class_keys, C_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[C_NAME], "name")) < 0 ||
-	    (rc = need(r, map, v[C_VALUE], "value")) < 0 ||
-	    (rc = key_name(r, v[C_NAME], "name", KERF_CLASS_NAME_MAX - 1,
-			   pc.name)) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, class_keys, C_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[C_NAME], "name")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[C_VALUE], "value")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[C_NAME], "name",
+				      KERF_CLASS_NAME_MAX - 1, pc.name)) < 0 ||
 	    (rc = key_qty(r, v[C_VALUE], "value", &q_class_value, &value)) < 0 ||
-	    (rc = key_bool(r, v[C_PREEMPTIBLE], "preemptible",
-			   &pc.preemptible)) < 0 ||
+	    (rc = kerf_yread_key_bool(&r->y, v[C_PREEMPTIBLE], "preemptible",
+				      &pc.preemptible)) < 0 ||
 	    (rc = key_qty(r, v[C_GRACE], "checkpoint_grace_s", &q_seconds,
 			  &pc.checkpoint_grace_ms)) < 0 ||
 	    (rc = key_qty(r, v[C_MIN_RUNTIME], "min_runtime_s", &q_seconds,
@@ -937,9 +753,11 @@ static int parse_class(struct reader *r, const struct kerf_yaml_node *map)
 		return rc;
 	pc.value = (int32_t)value;
 	if (kerf_classes_find(&r->sc->classes, pc.name) >= 0)
-		return fail_key(r, v[C_NAME], "name", "defined twice");
+		return kerf_yread_fail_key(&r->y, v[C_NAME], "name",
+					   "defined twice");
 	if (kerf_classes_add(&r->sc->classes, &pc, NULL) < 0)
-		return fail_key(r, v[C_NAME], "name", "cannot be added");
+		return kerf_yread_fail_key(&r->y, v[C_NAME], "name",
+					   "cannot be added");
 	return 0;
 }
 
@@ -948,16 +766,18 @@ static int parse_classes(struct reader *r, const struct kerf_yaml_node *seq)
 	int rc = 0;
 
 	if (seq->kind != KERF_YAML_SEQ)
-		return fail(r, seq, "must be a list of priority classes");
+		return kerf_yread_fail(&r->y, seq,
+				       "must be a list of priority classes");
 	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
-		size_t mark = push_index(r, i);
+		size_t mark = kerf_yread_push_index(&r->y, i);
 
 		if (i >= KERF_MAX_CLASSES)
-			rc = fail(r, seq->items[i], "more than %d priority classes",
-				  KERF_MAX_CLASSES);
+			rc = kerf_yread_fail(&r->y, seq->items[i],
+					     "more than %d priority classes",
+					     KERF_MAX_CLASSES);
 		else
 			rc = parse_class(r, seq->items[i]);
-		pop(r, mark);
+		kerf_yread_pop(&r->y, mark);
 	}
 	return rc;
 }
@@ -1007,10 +827,12 @@ static int check_sum(struct reader *r, const struct kerf_yaml_node *at,
 	fmt_qty(sum, sizeof(sum), sib->sum[dim], q->scale);
 	fmt_qty(limit, sizeof(limit), sib->nominal[dim], q->scale);
 	if (!sib->parent)
-		return fail(r, at, "the top-level tenants' nominal quotas sum to %s %s, more than the cluster's %s",
-			    sum, unit, limit);
-	return fail(r, at, "the nominal quotas of the children of '%s' sum to %s %s, more than its nominal %s",
-		    sib->parent, sum, unit, limit);
+		return kerf_yread_fail(&r->y, at,
+				       "the top-level tenants' nominal quotas sum to %s %s, more than the cluster's %s",
+				       sum, unit, limit);
+	return kerf_yread_fail(&r->y, at,
+			       "the nominal quotas of the children of '%s' sum to %s %s, more than its nominal %s",
+			       sib->parent, sum, unit, limit);
 }
 
 static int parse_quota_line(struct reader *r, const struct kerf_yaml_node *map,
@@ -1024,7 +846,7 @@ static int parse_quota_line(struct reader *r, const struct kerf_yaml_node *map,
 	line->nominal = 0;
 	line->borrowing_limit = KERF_QTY_INF;
 	line->lending_limit = KERF_QTY_INF;
-	if ((rc = take_map(r, map, quota_keys, Q_NR_, v)) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, quota_keys, Q_NR_, v)) < 0 ||
 	    (rc = key_qty(r, v[Q_NOMINAL], "nominal", q, &line->nominal)) < 0 ||
 	    (rc = key_qty(r, v[Q_BORROWING], "borrowing_limit", q,
 			  &line->borrowing_limit)) < 0 ||
@@ -1037,11 +859,13 @@ static int parse_quota_line(struct reader *r, const struct kerf_yaml_node *map,
 		fmt_qty(nom, sizeof(nom), line->nominal, q->scale);
 		snprintf(reason, sizeof(reason), "must not be more than nominal (%s %s)",
 			 nom, q->unit);
-		return fail_key(r, v[Q_LENDING], "lending_limit", reason);
+		return kerf_yread_fail_key(&r->y, v[Q_LENDING], "lending_limit",
+					   reason);
 	}
 	if (v[Q_NOMINAL])
-		UNDER_KEY(rc, r, "nominal",
-			  check_sum(r, v[Q_NOMINAL], sib, dim, line->nominal));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "nominal",
+				     check_sum(r, v[Q_NOMINAL], sib, dim,
+					       line->nominal));
 	return rc;
 }
 
@@ -1053,20 +877,22 @@ static int parse_quota(struct reader *r, const struct kerf_yaml_node *map,
 	int rc = 0;
 
 	if (map->kind != KERF_YAML_MAP)
-		return fail(r, map, "must be a mapping of resources to quotas");
+		return kerf_yread_fail(&r->y, map,
+				       "must be a mapping of resources to quotas");
 	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
 		const struct kerf_yaml_node *key = map->pairs[i].key;
-		size_t mark = push_key(r, key->text);
+		size_t mark = kerf_yread_push_key(&r->y, key->text);
 		struct kerf_scn_quota *line;
 		int dim = resource_dim(r, key);
 
 		if (dim < 0) {
 			rc = -KERF_EPARSE;
 		} else if (seen[dim]) {
-			rc = fail(r, key, "given twice");
+			rc = kerf_yread_fail(&r->y, key, "given twice");
 		} else if (t->nr_quotas >= KERF_SCN_MAX_QUOTAS) {
-			rc = fail(r, key, "more than %d quota lines",
-				  KERF_SCN_MAX_QUOTAS);
+			rc = kerf_yread_fail(&r->y, key,
+					     "more than %d quota lines",
+					     KERF_SCN_MAX_QUOTAS);
 		} else {
 			seen[dim] = true;
 			line = &t->quotas[t->nr_quotas++];
@@ -1075,7 +901,7 @@ static int parse_quota(struct reader *r, const struct kerf_yaml_node *map,
 					      sib);
 			nominal[dim] = line->nominal;
 		}
-		pop(r, mark);
+		kerf_yread_pop(&r->y, mark);
 	}
 	return rc;
 }
@@ -1097,26 +923,28 @@ static int parse_flavor_weights(struct reader *r,
 	int rc = 0;
 
 	if (map->kind != KERF_YAML_MAP)
-		return fail(r, map, "must be a mapping of GPU models to weights");
+		return kerf_yread_fail(&r->y, map,
+				       "must be a mapping of GPU models to weights");
 	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
 		const struct kerf_yaml_node *key = map->pairs[i].key;
-		size_t mark = push_key(r, key->text);
+		size_t mark = kerf_yread_push_key(&r->y, key->text);
 		int dim = resource_dim(r, key);
 		int64_t pct;
 
 		if (dim < 0)
 			rc = -KERF_EPARSE;
 		else if (dim < KERF_RES_GPU0)
-			rc = fail(r, key, "budgets count GPU-hours: '%s' is not a GPU model",
-				  key->text);
+			rc = kerf_yread_fail(&r->y, key,
+					     "budgets count GPU-hours: '%s' is not a GPU model",
+					     key->text);
 		else if (seen[dim])
-			rc = fail(r, key, "given twice");
+			rc = kerf_yread_fail(&r->y, key, "given twice");
 		else if ((rc = get_qty(r, map->pairs[i].value, &q_flavor_weight,
 				       &pct)) == 0) {
 			seen[dim] = true;
 			t->budget_weight_pct[dim - KERF_RES_GPU0] = (int32_t)pct;
 		}
-		pop(r, mark);
+		kerf_yread_pop(&r->y, mark);
 	}
 	return rc;
 }
@@ -1128,9 +956,10 @@ static int parse_budget(struct reader *r, const struct kerf_yaml_node *map,
 	const struct kerf_yaml_node *v[B_NR_];
 	int rc, action;
 
-	if ((rc = take_map(r, map, budget_keys, B_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[B_GPU_HOURS], "gpu_hours")) < 0 ||
-	    (rc = need(r, map, v[B_WINDOW], "window_h")) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, budget_keys, B_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[B_GPU_HOURS],
+				  "gpu_hours")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[B_WINDOW], "window_h")) < 0 ||
 	    (rc = key_qty(r, v[B_GPU_HOURS], "gpu_hours", &q_gpu_hours,
 			  &t->budget_gpu_milli_hours)) < 0 ||
 	    (rc = key_qty(r, v[B_WINDOW], "window_h", &q_hours_pos,
@@ -1142,8 +971,8 @@ static int parse_budget(struct reader *r, const struct kerf_yaml_node *map,
 		return action;
 	t->budget_action = (enum kerf_budget_action)action;
 	if (v[B_WEIGHTS])
-		UNDER_KEY(rc, r, "flavor_weights",
-			  parse_flavor_weights(r, v[B_WEIGHTS], t));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "flavor_weights",
+				     parse_flavor_weights(r, v[B_WEIGHTS], t));
 	return rc;
 }
 
@@ -1160,11 +989,12 @@ static int parse_idle(struct reader *r, const struct kerf_yaml_node *map,
 		      struct kerf_scn_tenant *t)
 {
 	const struct kerf_yaml_node *v[I_NR_];
+	size_t mark;
 	int rc, action;
 
-	if ((rc = take_map(r, map, idle_keys, I_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[I_BELOW], "below_pct")) < 0 ||
-	    (rc = need(r, map, v[I_FOR], "for_s")) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, idle_keys, I_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[I_BELOW], "below_pct")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[I_FOR], "for_s")) < 0 ||
 	    (rc = key_qty32(r, v[I_BELOW], "below_pct", &q_pct,
 			    &t->idle_threshold_pct)) < 0 ||
 	    (rc = key_qty(r, v[I_FOR], "for_s", &q_seconds_pos,
@@ -1175,10 +1005,12 @@ static int parse_idle(struct reader *r, const struct kerf_yaml_node *map,
 		return action;
 	t->idle_action = action == 0 ? KERF_IDLE_NOTIFY
 				     : KERF_IDLE_CHECKPOINT_EVICT;
-	if (v[I_EXEMPT])
-		UNDER_KEY(rc, r, "exempt_classes",
-			  get_class_list(r, v[I_EXEMPT], t->idle_exempt_classes,
-					 &t->nr_idle_exempt_classes));
+	if (!v[I_EXEMPT])
+		return 0;
+	mark = kerf_yread_push_key(&r->y, "exempt_classes");
+	rc = get_class_list(r, v[I_EXEMPT], t->idle_exempt_classes,
+			    &t->nr_idle_exempt_classes);
+	kerf_yread_pop(&r->y, mark);
 	return rc;
 }
 
@@ -1199,14 +1031,16 @@ static int parse_tenant_fields(struct reader *r,
 			      &t->weight)) < 0)
 		return rc;
 	if (v[T_QUOTA])
-		UNDER_KEY(rc, r, "quota",
-			  parse_quota(r, v[T_QUOTA], t, nominal, sib));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "quota",
+				     parse_quota(r, v[T_QUOTA], t, nominal,
+						 sib));
 	if (rc < 0)
 		return rc;
 	if (v[T_ALLOWED])
-		UNDER_KEY(rc, r, "allowed_classes",
-			  get_class_list(r, v[T_ALLOWED], t->allowed_classes,
-					 &t->nr_allowed_classes));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "allowed_classes",
+				     get_class_list(r, v[T_ALLOWED],
+						    t->allowed_classes,
+						    &t->nr_allowed_classes));
 	if (rc < 0)
 		return rc;
 	iso = key_word(r, v[T_ISOLATION], "isolation", isolations, 3,
@@ -1214,15 +1048,18 @@ static int parse_tenant_fields(struct reader *r,
 	if (iso < 0)
 		return iso;
 	t->isolation = (enum kerf_isolation)iso;
-	if ((rc = key_name(r, v[T_NETWORK], "network_class",
-			   KERF_SCN_NAME_MAX - 1, t->network_class)) < 0)
+	if ((rc = kerf_yread_key_name(&r->y, v[T_NETWORK], "network_class",
+				      KERF_SCN_NAME_MAX - 1,
+				      t->network_class)) < 0)
 		return rc;
 	if (v[T_BUDGET])
-		UNDER_KEY(rc, r, "budget", parse_budget(r, v[T_BUDGET], t));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "budget",
+				     parse_budget(r, v[T_BUDGET], t));
 	if (rc < 0)
 		return rc;
 	if (v[T_IDLE])
-		UNDER_KEY(rc, r, "idle", parse_idle(r, v[T_IDLE], t));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "idle",
+				     parse_idle(r, v[T_IDLE], t));
 	return rc;
 }
 
@@ -1237,17 +1074,20 @@ static int parse_tenant(struct reader *r, const struct kerf_yaml_node *map,
 	size_t idx;
 	int rc;
 
-	if ((rc = take_map(r, map, tenant_keys, T_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[T_NAME], "name")) < 0 ||
-	    (rc = key_name(r, v[T_NAME], "name", KERF_SCN_NAME_MAX - 1, name)) < 0)
+	if ((rc = kerf_yread_take_map(&r->y, map, tenant_keys, T_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[T_NAME], "name")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[T_NAME], "name",
+				      KERF_SCN_NAME_MAX - 1, name)) < 0)
 		return rc;
 	if (strcmp(name, "cluster") == 0)
-		return fail_key(r, v[T_NAME], "name",
-				"'cluster' is the root of the tenant tree");
+		return kerf_yread_fail_key(&r->y, v[T_NAME], "name",
+					   "'cluster' is the root of the tenant tree");
 	if (find_tenant(sc, name) >= 0)
-		return fail_key(r, v[T_NAME], "name", "tenant defined twice");
+		return kerf_yread_fail_key(&r->y, v[T_NAME], "name",
+					   "tenant defined twice");
 	if (sc->nr_tenants >= SCN_MAX_TENANTS)
-		return fail(r, map, "more than %d tenants", SCN_MAX_TENANTS);
+		return kerf_yread_fail(&r->y, map, "more than %d tenants",
+				       SCN_MAX_TENANTS);
 	if ((rc = grow(r, (void **)&sc->tenants, &r->alloc_tenants,
 		       sc->nr_tenants + 1, sizeof(*sc->tenants))) < 0 ||
 	    (rc = grow(r, (void **)&r->tenant_internal, &r->alloc_internal,
@@ -1270,8 +1110,8 @@ static int parse_tenant(struct reader *r, const struct kerf_yaml_node *map,
 	if (v[T_CHILDREN]->kind == KERF_YAML_SEQ && v[T_CHILDREN]->nr > 0)
 		r->tenant_internal[idx] = true;
 	/* t may move from here on */
-	UNDER_KEY(rc, r, "children",
-		  parse_tenants(r, v[T_CHILDREN], name, nominal));
+	KERF_YREAD_UNDER_KEY(rc, &r->y, "children",
+			     parse_tenants(r, v[T_CHILDREN], name, nominal));
 	return rc;
 }
 
@@ -1282,12 +1122,12 @@ static int parse_tenants(struct reader *r, const struct kerf_yaml_node *seq,
 	int rc = 0;
 
 	if (seq->kind != KERF_YAML_SEQ)
-		return fail(r, seq, "must be a list of tenants");
+		return kerf_yread_fail(&r->y, seq, "must be a list of tenants");
 	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
-		size_t mark = push_index(r, i);
+		size_t mark = kerf_yread_push_index(&r->y, i);
 
 		rc = parse_tenant(r, seq->items[i], parent, &sib);
-		pop(r, mark);
+		kerf_yread_pop(&r->y, mark);
 	}
 	return rc;
 }
@@ -1333,17 +1173,19 @@ static int gen_references(struct reader *r, const struct kerf_yaml_node **v,
 	int t;
 	int rc;
 
-	if ((rc = key_name(r, v[W_TENANT], "tenant", KERF_SCN_NAME_MAX - 1,
-			   g->tenant)) < 0 ||
-	    (rc = key_name(r, v[W_CLASS], "class", KERF_CLASS_NAME_MAX - 1,
-			   g->class_name)) < 0)
+	if ((rc = kerf_yread_key_name(&r->y, v[W_TENANT], "tenant",
+				      KERF_SCN_NAME_MAX - 1, g->tenant)) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[W_CLASS], "class",
+				      KERF_CLASS_NAME_MAX - 1,
+				      g->class_name)) < 0)
 		return rc;
 	t = find_tenant(sc, g->tenant);
 	if (t < 0) {
 		char reason[96];
 
 		snprintf(reason, sizeof(reason), "no tenant '%s'", g->tenant);
-		return fail_key(r, v[W_TENANT], "tenant", reason);
+		return kerf_yread_fail_key(&r->y, v[W_TENANT], "tenant",
+					   reason);
 	}
 	if (r->tenant_internal[t]) {
 		char reason[128];
@@ -1351,14 +1193,15 @@ static int gen_references(struct reader *r, const struct kerf_yaml_node **v,
 		snprintf(reason, sizeof(reason),
 			 "'%s' has children; work goes to leaf tenants only",
 			 g->tenant);
-		return fail_key(r, v[W_TENANT], "tenant", reason);
+		return kerf_yread_fail_key(&r->y, v[W_TENANT], "tenant",
+					   reason);
 	}
 	if (kerf_classes_find(&sc->classes, g->class_name) < 0) {
 		char reason[96];
 
 		snprintf(reason, sizeof(reason), "no priority class '%s'",
 			 g->class_name);
-		return fail_key(r, v[W_CLASS], "class", reason);
+		return kerf_yread_fail_key(&r->y, v[W_CLASS], "class", reason);
 	}
 	return 0;
 }
@@ -1367,21 +1210,27 @@ static int gen_models(struct reader *r, const struct kerf_yaml_node *seq,
 		      struct kerf_pod *pod)
 {
 	if (seq->kind != KERF_YAML_SEQ || seq->nr == 0)
-		return fail(r, seq, "must be a list of GPU models");
+		return kerf_yread_fail(&r->y, seq,
+				       "must be a list of GPU models");
 	if (pod->nr_gpus == 0)
-		return fail(r, seq, "given for pods without GPUs");
+		return kerf_yread_fail(&r->y, seq,
+				       "given for pods without GPUs");
 	for (size_t i = 0; i < seq->nr; i++) {
 		const struct kerf_yaml_node *item = seq->items[i];
 		char name[KERF_MODEL_NAME_MAX];
-		size_t mark = push_index(r, i);
-		int rc = get_name(r, item, KERF_MODEL_NAME_MAX - 1, name), m = -1;
+		size_t mark = kerf_yread_push_index(&r->y, i);
+		int m = -1;
+		int rc = kerf_yread_get_name(&r->y, item,
+					     KERF_MODEL_NAME_MAX - 1, name);
 
 		if (rc == 0 && (m = find_model(r, name)) < 0)
-			rc = fail(r, item, "'%s' is not the GPU model of a node group",
-				  name);
+			rc = kerf_yread_fail(&r->y, item,
+					     "'%s' is not the GPU model of a node group",
+					     name);
 		if (rc == 0 && (pod->model_mask >> m & 1))
-			rc = fail(r, item, "'%s' is listed twice", name);
-		pop(r, mark);
+			rc = kerf_yread_fail(&r->y, item,
+					     "'%s' is listed twice", name);
+		kerf_yread_pop(&r->y, mark);
 		if (rc < 0)
 			return rc;
 		pod->model_mask |= (uint64_t)1 << m;
@@ -1397,8 +1246,8 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 	int rc;
 
 	if (v[W_GPUS] && v[W_FRACTION])
-		return fail_key(r, v[W_FRACTION], "gpu_fraction",
-				"give gpus or gpu_fraction, not both");
+		return kerf_yread_fail_key(&r->y, v[W_FRACTION], "gpu_fraction",
+					   "give gpus or gpu_fraction, not both");
 	if ((rc = key_qty_u32(r, v[W_PODS], "pods", &q_pods, &g->set.count)) < 0 ||
 	    (rc = key_qty(r, v[W_GPUS], "gpus", &q_node_gpus, &gpus)) < 0 ||
 	    (rc = key_qty32(r, v[W_FRACTION], "gpu_fraction", &q_fraction,
@@ -1416,10 +1265,12 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 		pod->gpu_milli = gpus > 0 ? KERF_GPU_MILLI : 0;
 	}
 	if (v[W_GPU_MEMORY] && pod->nr_gpus == 0)
-		return fail_key(r, v[W_GPU_MEMORY], "gpu_memory_gib",
-				"given for pods without GPUs");
+		return kerf_yread_fail_key(&r->y, v[W_GPU_MEMORY],
+					   "gpu_memory_gib",
+					   "given for pods without GPUs");
 	if (v[W_MODELS])
-		UNDER_KEY(rc, r, "models", gen_models(r, v[W_MODELS], pod));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "models",
+				     gen_models(r, v[W_MODELS], pod));
 	if (rc < 0)
 		return rc;
 	if ((rc = key_qty_u32(r, v[W_MIN_COUNT], "min_count", &q_pods,
@@ -1430,7 +1281,8 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 
 		snprintf(reason, sizeof(reason), "must be at most pods (%" PRIu32 ")",
 			 g->set.count);
-		return fail_key(r, v[W_MIN_COUNT], "min_count", reason);
+		return kerf_yread_fail_key(&r->y, v[W_MIN_COUNT], "min_count",
+					   reason);
 	}
 	return 0;
 }
@@ -1480,20 +1332,21 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 	g->count = 1;
 	g->set.count = 1;
 	g->utilisation_pct = 100;
-	if ((rc = take_map(r, map, generator_keys, W_NR_, v)) < 0 ||
-	    (rc = need(r, map, v[W_NAME], "name")) < 0 ||
-	    (rc = need(r, map, v[W_TENANT], "tenant")) < 0 ||
-	    (rc = need(r, map, v[W_CLASS], "class")) < 0 ||
-	    (rc = key_name(r, v[W_NAME], "name", KERF_SCN_NAME_MAX - 1,
-			   g->name)) < 0 ||
+	if ((rc = kerf_yread_take_map(&r->y, map, generator_keys,
+				      W_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[W_NAME], "name")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[W_TENANT], "tenant")) < 0 ||
+	    (rc = kerf_yread_need(&r->y, map, v[W_CLASS], "class")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[W_NAME], "name",
+				      KERF_SCN_NAME_MAX - 1, g->name)) < 0 ||
 	    (rc = key_qty_u32(r, v[W_COUNT], "count", &q_wl_count,
 			      &g->count)) < 0)
 		return rc;
 	/* g is the next generator, not yet counted */
 	for (size_t i = 0; i < r->sc->nr_generators; i++)
 		if (strcmp(r->sc->generators[i].name, g->name) == 0)
-			return fail_key(r, v[W_NAME], "name",
-					"another generator has this name");
+			return kerf_yread_fail_key(&r->y, v[W_NAME], "name",
+						   "another generator has this name");
 	snprintf(last, sizeof(last), "-%" PRIu32, g->count - 1);
 	if (strlen(g->name) + strlen(last) >= KERF_WORKLOAD_NAME_MAX) {
 		char reason[160];
@@ -1501,13 +1354,15 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 		snprintf(reason, sizeof(reason),
 			 "workload names like '%s%s' would be longer than %d bytes",
 			 g->name, last, KERF_WORKLOAD_NAME_MAX - 1);
-		return fail_key(r, v[W_NAME], "name", reason);
+		return kerf_yread_fail_key(&r->y, v[W_NAME], "name", reason);
 	}
 	if ((rc = gen_references(r, v, g)) < 0 ||
 	    (rc = gen_times(r, map, v, g)) < 0 || (rc = gen_pod(r, v, g)) < 0)
 		return rc;
 	if (kerf_pod_validate(&g->set.req, &why) < 0)
-		return fail(r, map, "the pod request is invalid: %s", why.msg);
+		return kerf_yread_fail(&r->y, map,
+				       "the pod request is invalid: %s",
+				       why.msg);
 	return 0;
 }
 
@@ -1517,20 +1372,21 @@ static int parse_workload(struct reader *r, const struct kerf_yaml_node *seq)
 	int rc = 0;
 
 	if (seq->kind != KERF_YAML_SEQ)
-		return fail(r, seq, "must be a list of workload generators");
+		return kerf_yread_fail(&r->y, seq,
+				       "must be a list of workload generators");
 	if (seq->nr > SCN_MAX_GENERATORS)
-		return fail(r, seq->items[SCN_MAX_GENERATORS],
-			    "more than %d workload generators",
-			    SCN_MAX_GENERATORS);
+		return kerf_yread_fail(&r->y, seq->items[SCN_MAX_GENERATORS],
+				       "more than %d workload generators",
+				       SCN_MAX_GENERATORS);
 	if (seq->nr && (rc = grow(r, (void **)&sc->generators,
 				  &r->alloc_generators, seq->nr,
 				  sizeof(*sc->generators))) < 0)
 		return rc;
 	for (size_t i = 0; rc == 0 && i < seq->nr; i++) {
-		size_t mark = push_index(r, i);
+		size_t mark = kerf_yread_push_index(&r->y, i);
 
 		rc = parse_generator(r, seq->items[i], &sc->generators[i]);
-		pop(r, mark);
+		kerf_yread_pop(&r->y, mark);
 		if (rc == 0)
 			sc->nr_generators++;
 	}
@@ -1560,7 +1416,7 @@ static int parse_policy(struct reader *r, const struct kerf_yaml_node *n)
 {
 	char name[SCN_POLICY_MAX], known[256];
 	size_t used = 0;
-	int rc = get_name(r, n, SCN_POLICY_MAX - 1, name);
+	int rc = kerf_yread_get_name(&r->y, n, SCN_POLICY_MAX - 1, name);
 
 	if (rc < 0)
 		return rc;
@@ -1569,15 +1425,12 @@ static int parse_policy(struct reader *r, const struct kerf_yaml_node *n)
 		return 0;
 	}
 	known[0] = '\0';
-	for (size_t i = 0; i < kerf_policy_count() && used < sizeof(known); i++) {
-		int w = snprintf(known + used, sizeof(known) - used, "%s%s",
-				 i ? ", " : "", kerf_policy_at(i)->name);
-
-		if (w > 0)
-			used += (size_t)w;
-	}
-	return fail(r, n, "unknown placement policy '%s' (known: %s)", name,
-		    known);
+	for (size_t i = 0; i < kerf_policy_count(); i++)
+		kerf_yread_add_list(known, sizeof(known), &used,
+				    kerf_policy_at(i)->name);
+	return kerf_yread_fail(&r->y, n,
+			       "unknown placement policy '%s' (known: %s)",
+			       name, known);
 }
 
 static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
@@ -1588,11 +1441,13 @@ static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
 	int rc;
 
 	if (root->kind != KERF_YAML_MAP)
-		return fail(r, root, "a scenario must be a mapping");
-	if ((rc = take_map(r, root, scenario_keys, S_NR_, v)) < 0 ||
-	    (rc = need(r, root, v[S_CLUSTER], "cluster")) < 0 ||
-	    (rc = key_name(r, v[S_NAME], "name", KERF_SCN_NAME_MAX - 1,
-			   sc->name)) < 0 ||
+		return kerf_yread_fail(&r->y, root,
+				       "a scenario must be a mapping");
+	if ((rc = kerf_yread_take_map(&r->y, root, scenario_keys,
+				      S_NR_, v)) < 0 ||
+	    (rc = kerf_yread_need(&r->y, root, v[S_CLUSTER], "cluster")) < 0 ||
+	    (rc = kerf_yread_key_name(&r->y, v[S_NAME], "name",
+				      KERF_SCN_NAME_MAX - 1, sc->name)) < 0 ||
 	    (rc = key_qty(r, v[S_SEED], "seed", &q_seed, &seed)) < 0 ||
 	    (rc = get_time_either(r, root, v[S_HORIZON_H], "horizon_h",
 				  &q_hours_pos, v[S_HORIZON_S], "horizon_s",
@@ -1605,24 +1460,28 @@ static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
 		return rc;
 	snprintf(sc->policy, sizeof(sc->policy), "%s", KERF_POLICY_DEFAULT);
 	if (v[S_POLICY])
-		UNDER_KEY(rc, r, "policy", parse_policy(r, v[S_POLICY]));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "policy",
+				     parse_policy(r, v[S_POLICY]));
 	if (rc < 0)
 		return rc;
-	UNDER_KEY(rc, r, "cluster", parse_cluster(r, v[S_CLUSTER]));
+	KERF_YREAD_UNDER_KEY(rc, &r->y, "cluster",
+			     parse_cluster(r, v[S_CLUSTER]));
 	if (rc < 0)
 		return rc;
 	if (v[S_CLASSES])
-		UNDER_KEY(rc, r, "priority_classes",
-			  parse_classes(r, v[S_CLASSES]));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "priority_classes",
+				     parse_classes(r, v[S_CLASSES]));
 	if (rc < 0)
 		return rc;
 	if (v[S_TENANTS])
-		UNDER_KEY(rc, r, "tenants",
-			  parse_tenants(r, v[S_TENANTS], NULL, r->capacity));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "tenants",
+				     parse_tenants(r, v[S_TENANTS], NULL,
+						   r->capacity));
 	if (rc < 0)
 		return rc;
 	if (v[S_WORKLOAD])
-		UNDER_KEY(rc, r, "workload", parse_workload(r, v[S_WORKLOAD]));
+		KERF_YREAD_UNDER_KEY(rc, &r->y, "workload",
+				     parse_workload(r, v[S_WORKLOAD]));
 	return rc;
 }
 
@@ -1661,8 +1520,8 @@ int kerf_scenario_parse(struct kerf_scenario *sc, const char *path,
 		kerf_yaml_release(&doc);
 		return kerf_err_set(err, -KERF_ENOMEM, "%s: out of memory", path);
 	}
-	r->path = path;
-	r->err = err;
+	kerf_yread_init(&r->y, path, err);
+	r->y.raw_keys = true;              /* unknown keys named as written */
 	r->sc = sc;
 	kerf_classes_init(&sc->classes);
 	if (!doc.root || kerf_yaml_is_null(doc.root))
