@@ -29,6 +29,7 @@
 
 #include "core/policy.h"
 #include "core/resources.h"
+#include "core/sharing.h"
 #include "sim/file.h"
 #include "sim/yaml_doc.h"
 #include "sim/yaml_read.h"
@@ -1138,7 +1139,7 @@ enum {
 	W_NAME, W_TENANT, W_CLASS, W_COUNT, W_START, W_EVERY, W_ARRIVAL,
 	W_DURATION_S, W_DURATION_H, W_DURATION, W_PODS, W_GPUS, W_FRACTION,
 	W_GPU_MEMORY, W_CPU, W_MEMORY, W_MODELS, W_MIN_COUNT, W_TOPOLOGY,
-	W_CHECKPOINT, W_UTILISATION, W_NR_
+	W_CHECKPOINT, W_UTILISATION, W_PROFILE, W_SHARING, W_NR_
 };
 static const char *const generator_keys[W_NR_] = {
 	[W_NAME] = "name",
@@ -1162,6 +1163,8 @@ static const char *const generator_keys[W_NR_] = {
 	[W_TOPOLOGY] = "topology",
 	[W_CHECKPOINT] = "checkpoint_every_s",
 	[W_UTILISATION] = "utilisation_pct",
+	[W_PROFILE] = "profile",
+	[W_SHARING] = "sharing",
 };
 static const char *const dists[] = { "fixed", "exponential" };
 static const char *const topologies[] = { "any", "node", "nvlink", "pack" };
@@ -1287,6 +1290,52 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 	return 0;
 }
 
+/*
+ * How a fraction shares its GPU: the pod's `sharing`, else the choice for
+ * its `profile` (core/sharing.h) under its tenant's isolation.  The
+ * simulated cluster places no MIG instances yet, so the choice is made as
+ * if no model had MIG, and `sharing: mig` is refused.
+ */
+static int gen_sharing(struct reader *r, const struct kerf_yaml_node **v,
+		       struct kerf_scn_generator *g)
+{
+	const char *profiles[KERF_PROFILE_COUNT_], *mechs[KERF_MECH_COUNT_];
+	struct kerf_sharing_choice c;
+	struct kerf_err why = { 0 };
+	const struct kerf_yaml_node *at = v[W_SHARING] ? v[W_SHARING] : v[W_PROFILE];
+	const char *key = v[W_SHARING] ? "sharing" : "profile";
+	int prof, mech, t;
+
+	for (int i = 0; i < KERF_PROFILE_COUNT_; i++)
+		profiles[i] = kerf_profile_name((enum kerf_wl_profile)i);
+	for (int i = 0; i < KERF_MECH_COUNT_; i++)
+		mechs[i] = kerf_mechanism_name((enum kerf_mechanism)i);
+	if ((prof = key_word(r, v[W_PROFILE], "profile", profiles,
+			     KERF_PROFILE_COUNT_, KERF_PROFILE_NONE)) < 0)
+		return prof;
+	if ((mech = key_word(r, v[W_SHARING], "sharing", mechs, KERF_MECH_COUNT_,
+			     KERF_MECH_AUTO)) < 0)
+		return mech;
+	if (!at || g->set.req.nr_gpus == 0) {
+		if (at)
+			return kerf_yread_fail_key(&r->y, at, key,
+						   "given for pods without GPUs");
+		return 0;
+	}
+	if (mech == KERF_MECH_MIG)
+		return kerf_yread_fail_key(&r->y, at, key,
+					   "MIG placement in the scheduling core is not built yet (kerf sim mig plans MIG alone)");
+	t = find_tenant(r->sc, g->tenant);
+	if (kerf_sharing_choose(&g->set.req, (enum kerf_wl_profile)prof,
+				(enum kerf_mechanism)mech,
+				r->sc->tenants[t].isolation, NULL, 0, &c, &why) < 0)
+		return kerf_yread_fail_key(&r->y, at, key, why.msg);
+	g->set.req.share = (uint8_t)c.share;
+	if (c.nvlink_domain && g->topology == KERF_TOPO_ANY && g->set.count > 1)
+		g->topology = KERF_TOPO_NVLINK;
+	return 0;
+}
+
 static int gen_times(struct reader *r, const struct kerf_yaml_node *map,
 		     const struct kerf_yaml_node **v,
 		     struct kerf_scn_generator *g)
@@ -1357,7 +1406,8 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 		return kerf_yread_fail_key(&r->y, v[W_NAME], "name", reason);
 	}
 	if ((rc = gen_references(r, v, g)) < 0 ||
-	    (rc = gen_times(r, map, v, g)) < 0 || (rc = gen_pod(r, v, g)) < 0)
+	    (rc = gen_times(r, map, v, g)) < 0 || (rc = gen_pod(r, v, g)) < 0 ||
+	    (rc = gen_sharing(r, v, g)) < 0)
 		return rc;
 	if (kerf_pod_validate(&g->set.req, &why) < 0)
 		return kerf_yread_fail(&r->y, map,

@@ -359,6 +359,64 @@ static void test_idle_notebook_reclaimed(void **state)
 	kerf_scenario_release(&sc);
 }
 
+/*
+ * Isolation levels: no GPU is shared against a tenant's level (the state
+ * check runs after every event), each GPU holds the fractions the levels
+ * allow, and the pod that fits only on GPUs it may not share waits saying
+ * so.
+ */
+static const struct kerf_workload *find_wl(const struct kerf_timesim *ts, const char *name)
+{
+	for (size_t i = 0; i < ts->st.nr_wl; i++)
+		if (!strcmp(ts->st.wl[i]->name, name))
+			return ts->st.wl[i];
+	fail_msg("no workload %s", name);
+	return NULL;
+}
+
+/* The GPU (node * 16 + gpu) a one-pod workload runs on. */
+static int gpu_of(const struct kerf_workload *w)
+{
+	assert_int_equal(w->state, KERF_WL_RUNNING);
+	assert_int_equal(w->nr_bound, 1);
+	return (int)w->pods[0].b.node * 16 + __builtin_ctz(w->pods[0].b.gpus);
+}
+
+static void test_isolation_levels(void **state)
+{
+	static const char *const groups[] = { "bank", "lab", "web" };
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	char name[32];
+	int gpu[3], secure, lab2;
+	const struct kerf_workload *bank2;
+
+	(void)state;
+	load(&sc, "isolation.yaml");
+	run(&ts, &sc);
+	for (int k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "%s-0", groups[k]);
+		gpu[k] = gpu_of(find_wl(&ts, name));
+		for (int i = 1; i < (k == 1 ? 3 : 4); i++) {
+			snprintf(name, sizeof(name), "%s-%d", groups[k], i);
+			assert_int_equal(gpu_of(find_wl(&ts, name)), gpu[k]);
+		}
+	}
+	secure = gpu_of(find_wl(&ts, "secure-0"));
+	lab2 = gpu_of(find_wl(&ts, "lab2-0"));
+	printf("# GPUs: bank %d, lab %d (+lab2 %d), web %d, secure %d\n", gpu[0], gpu[1],
+	       lab2, gpu[2], secure);
+	assert_true(gpu[0] != gpu[1] && gpu[0] != gpu[2] && gpu[1] != gpu[2]);
+	assert_true(secure != gpu[0] && secure != gpu[1] && secure != gpu[2]);
+	assert_int_equal(lab2, gpu[1]);
+	bank2 = find_wl(&ts, "bank2-0");
+	printf("# bank2: %s\n", bank2->pending_text);
+	assert_int_equal(bank2->state, KERF_WL_PENDING);
+	assert_non_null(strstr(bank2->pending_text, "isolation"));
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_production_meets_slo_under_flood),
 		cmocka_unit_test(test_reclaim_through_handshake),
 		cmocka_unit_test(test_fair_share_2_to_1),
+		cmocka_unit_test(test_isolation_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
