@@ -61,6 +61,7 @@ static json_t *result_json(const struct kerf_migsim_result *r)
 		json_object_set_new(kj, "started", json_integer(r->started_by_kind[k]));
 		json_object_set_new(kj, "wait_p50_s", json_real(r->wait_p50_s[k]));
 		json_object_set_new(kj, "wait_p99_s", json_real(r->wait_p99_s[k]));
+		json_object_set_new(kj, "gpu_hours_charged", json_real(r->gpu_hours_by_kind[k]));
 		json_object_set_new(kinds, kerf_migsim_kind_name(k), kj);
 	}
 	json_object_set_new(o, "kinds", kinds);
@@ -163,6 +164,12 @@ int kerf_cmd_sim_mig(int argc, char **argv)
 	}
 	printf("(waits count a request still waiting at the end with its wait so far;\n"
 	       " slices: compute slices in use over all, averaged over the day)\n");
+	printf("quota charged to each kind under kerf dynamic, in GPU-hours of the flavor\n"
+	       "(an instance counts its share of the compute slices):");
+	for (unsigned k = 0; k < KERF_MIGSIM_NR_KINDS; k++)
+		printf(" %s %.0f", kerf_migsim_kind_name(k),
+		       res[KERF_MIGSIM_DYNAMIC].gpu_hours_by_kind[k]);
+	printf("\n");
 	printf("kerf dynamic started %u of %u requests (%.0f slice-hours), the best static layout\n"
 	       "(%s) %u (%.0f slice-hours); in-use instances disturbed: %" PRIu64 "\n",
 	       res[KERF_MIGSIM_DYNAMIC].started, res[KERF_MIGSIM_DYNAMIC].requests,

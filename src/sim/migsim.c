@@ -404,8 +404,19 @@ static void summarise(struct run *r, int64_t horizon)
 	}
 	free(w);
 	out->requests = r->nr_req;
-	for (uint32_t i = 0; i < r->nr_req; i++)
-		out->started += r->req[i].started;
+	for (uint32_t i = 0; i < r->nr_req; i++) {
+		const struct request *rq = &r->req[i];
+		int64_t end = rq->start_ms + rq->dur_ms;
+
+		if (!rq->started)
+			continue;
+		out->started++;
+		if (end > horizon)
+			end = horizon;
+		out->gpu_hours_by_kind[rq->kind] += (double)kerf_mig_gpu_milli(r->m, rq->profile) *
+						    (double)(end - rq->start_ms) /
+						    (1000.0 * HOUR_MS);
+	}
 	out->waiting_end = r->nr_pending;
 }
 

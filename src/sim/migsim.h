@@ -67,6 +67,8 @@ struct kerf_migsim_result {
 	double wait_p99_s[KERF_MIGSIM_NR_KINDS];
 	double slice_ratio;          /* allocated compute slices / all, time average */
 	double slice_hours;          /* compute slice-hours served */
+	/* quota charged, in GPU-hours of the flavor (kerf_mig_gpu_milli) */
+	double gpu_hours_by_kind[KERF_MIGSIM_NR_KINDS];
 	uint64_t reconfig_actions;   /* creates + destroys (static: the initial layout excluded) */
 	uint64_t disturbed;          /* in-use instances lost: must be 0 */
 	uint64_t apply_refused;      /* plan actions refused by the checker */

@@ -293,6 +293,32 @@ static void test_check_errors(void **state)
 	assert_int_equal(kerf_mig_profile_find(m, "3g.40gb"), -1);
 }
 
+/* Quota in GPU-milli of the flavor: the share of the compute slices. */
+static void test_gpu_milli(void **state)
+{
+	const struct kerf_mig_model *h100 = kerf_mig_model_find("H100-80GB");
+	const struct kerf_mig_model *a30 = kerf_mig_model_find("A30-24GB");
+	size_t nr;
+	const struct kerf_mig_model *all = kerf_mig_models(&nr);
+
+	(void)state;
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.10gb")), 143);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.20gb")), 143);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "3g.40gb")), 429);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "7g.80gb")), 1000);
+	assert_int_equal(kerf_mig_gpu_milli(a30, (unsigned)kerf_mig_profile_find(a30, "2g.12gb")), 500);
+	/* a full GPU of any profile charges 1000 give or take the rounding */
+	for (size_t i = 0; i < nr; i++)
+		for (unsigned p = 0; p < all[i].nr_profiles; p++) {
+			int32_t one = kerf_mig_gpu_milli(&all[i], p);
+			int n = all[i].compute_slices / all[i].profiles[p].compute_slices;
+
+			assert_true(one * n >= 1000 * n * all[i].profiles[p].compute_slices /
+						       all[i].compute_slices);
+			assert_true(one * n <= 1000 + n);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_balanced),
 		cmocka_unit_test(test_enumeration),
 		cmocka_unit_test(test_check_errors),
+		cmocka_unit_test(test_gpu_milli),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

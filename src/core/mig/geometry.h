@@ -65,6 +65,19 @@ const struct kerf_mig_model *kerf_mig_model_find(const char *name);
 /* Index of the profile called name in m (exact), or -1. */
 int kerf_mig_profile_find(const struct kerf_mig_model *m, const char *name);
 
+/*
+ * What an instance of profile p counts against a quota, in GPU-milli of
+ * the flavor: its share of the GPU's compute slices, rounded up (a 3g on a
+ * 7-slice GPU counts 429, a 7g 1000; the compute slices of a legal layout
+ * never add up to more than the GPU's, so neither do the charges, but for
+ * the rounding of at most 1 milli per instance).
+ */
+static inline int32_t kerf_mig_gpu_milli(const struct kerf_mig_model *m, unsigned p)
+{
+	return (int32_t)((m->profiles[p].compute_slices * 1000 + m->compute_slices - 1) /
+			 m->compute_slices);
+}
+
 /* The memory slices an instance of profile p at start covers, as a bitmask. */
 static inline uint32_t kerf_mig_span(const struct kerf_mig_profile *p,
 				     unsigned start)
