@@ -12,7 +12,14 @@
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
 
-static void summary(const struct kerf_timesim *ts)
+/* What the hook after every event saw of GPUs shared by fractions. */
+struct day_watch {
+	struct kerf_err *err;
+	uint32_t shared_peak;       /* GPUs holding two or more fractions */
+	uint32_t isolated_peak;     /* of those, held by a tenant-level tenant */
+};
+
+static void summary(const struct kerf_timesim *ts, const struct day_watch *dw)
 {
 	const struct kerf_tenants *tt = &ts->st.tenants;
 	uint32_t preempted = 0, idle = 0, evicted = 0;
@@ -59,6 +66,9 @@ static void summary(const struct kerf_timesim *ts)
 	       preempted, lost);
 	printf("  %u idle notebooks gave their GPUs back after 30 minutes below 5%% utilisation\n",
 	       idle);
+	printf("  GPUs shared by fractions (MPS or time-slicing): up to %u at once, %u of them only within\n"
+	       "  product/serving (isolation: tenant); no GPU was ever shared against a tenant's level\n",
+	       dw->shared_peak, dw->isolated_peak);
 	printf("  every invariant held after each of %llu events (run 'kerf sim check' for random scenarios)\n",
 	       (unsigned long long)ts->nr_events);
 	(void)evicted;
@@ -67,10 +77,22 @@ static void summary(const struct kerf_timesim *ts)
 static int check_each(void *ctx, struct kerf_timesim *ts,
 		      const struct kerf_event *ev)
 {
-	struct kerf_err *err = ctx;
+	struct day_watch *dw = ctx;
+	const struct kerf_cluster *c = &ts->st.cluster;
+	uint32_t shared = 0, isolated = 0;
 
 	(void)ev;
-	return kerf_state_check(&ts->st, err) < 0 ? 1 : 0;
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		for (int g = 0; g < c->nodes[i].nr_gpus; g++)
+			if (c->nodes[i].gpu_nr_fractions[g] >= 2) {
+				shared++;
+				isolated += c->nodes[i].gpu_isolation[g] == KERF_ISOLATION_TENANT;
+			}
+	if (shared > dw->shared_peak)
+		dw->shared_peak = shared;
+	if (isolated > dw->isolated_peak)
+		dw->isolated_peak = isolated;
+	return kerf_state_check(&ts->st, dw->err) < 0 ? 1 : 0;
 }
 
 int kerf_cmd_sim_day(int argc, char **argv)
@@ -78,6 +100,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	struct kerf_scenario sc;
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
+	struct day_watch dw = { .err = &err };
 	size_t gpus = 0;
 	int rc;
 
@@ -91,7 +114,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		return 1;
 	}
 	ts.hook = check_each;
-	ts.hook_ctx = &err;
+	ts.hook_ctx = &dw;
 	rc = kerf_timesim_run(&ts, &err);
 	if (rc != 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);
@@ -104,11 +127,11 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	printf("kerf sim: a day on a shared cluster (built-in demo; kerf sim --help for more)\n");
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
-	printf("tenants:  product/serving (production inference), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
+	printf("tenants:  product/serving (production inference, shares GPUs only within itself), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
 	printf("work:     %zu workloads in 24 h: inference, 64-GPU pretraining gangs, finetunes, sweeps, notebooks\n\n",
 	       ts.st.nr_wl);
 	kerf_ts_report_text(stdout, &ts);
-	summary(&ts);
+	summary(&ts, &dw);
 	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");
 	kerf_timesim_release(&ts);
 	kerf_scenario_release(&sc);

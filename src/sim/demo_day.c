@@ -23,6 +23,7 @@ const char kerf_demo_day_yaml[] =
 	"    allowed_classes: [production]\n"
 	"    children:\n"
 	"      - name: serving\n"
+	"        isolation: tenant\n"
 	"        quota: { L4: { nominal: 48 }, A100-80GB: { nominal: 16 } }\n"
 	"  - name: research\n"
 	"    quota: { H100-80GB: { nominal: 128 }, A100-80GB: { nominal: 112 }, L4: { nominal: 16 } }\n"
@@ -51,7 +52,10 @@ const char kerf_demo_day_yaml[] =
 	"      duration_s: 5400, duration: exponential, gpu_fraction: 0.5, cpu: 8, memory_gib: 48,\n"
 	"      checkpoint_every_s: 900 }\n"
 	"  - { name: notebook, tenant: vision, class: interactive, count: 40, every_s: 1200, duration_h: 8,\n"
-	"      gpus: 1, cpu: 8, memory_gib: 64, utilisation_pct: 3 }\n";
+	"      gpus: 1, cpu: 8, memory_gib: 64, utilisation_pct: 3 }\n"
+	"  - { name: embed-api, tenant: serving, class: production, count: 200, every_s: 420, arrival: exponential,\n"
+	"      duration_s: 3600, duration: exponential, gpu_fraction: 0.25, gpu_memory_gib: 4, cpu: 4, memory_gib: 16,\n"
+	"      models: [L4], profile: inference-batch }\n";
 
 int kerf_demo_day(struct kerf_scenario *sc, struct kerf_err *err)
 {
