@@ -59,7 +59,8 @@ enum kerf_gpu_share {
  * one fault domain; whole GPUs and MIG instances do not.  Fractions of two
  * tenants share a GPU only if both are `shared`; a `tenant` fraction shares
  * only with its own tenant; a `hardware` fraction never shares a GPU with
- * another fraction (it gets the GPU to itself until MIG serves it).
+ * another fraction (kerf_state_submit makes it a whole GPU until MIG
+ * placement serves it).
  */
 enum kerf_isolation {
 	KERF_ISOLATION_SHARED = 0,     /* may share a fault domain with anyone */

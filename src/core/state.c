@@ -118,9 +118,19 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	 */
 	for (int i = 0; i < copy->nr_sets; i++) {
 		enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
+		struct kerf_pod *p = &copy->sets[i].req;
 
-		copy->sets[i].req.isolation = (uint8_t)iso;
-		copy->sets[i].req.tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
+		p->isolation = (uint8_t)iso;
+		p->tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
+		/*
+		 * A hardware-isolated tenant never shares a GPU by software:
+		 * until MIG placement serves its fractions, a fraction is a
+		 * whole GPU, placed and charged as one.
+		 */
+		if (iso == KERF_ISOLATION_HARDWARE && kerf_pod_is_fraction(p)) {
+			p->gpu_milli = KERF_GPU_MILLI;
+			p->share = KERF_SHARE_DEFAULT;
+		}
 	}
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';

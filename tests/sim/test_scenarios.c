@@ -397,7 +397,7 @@ static void test_isolation_levels(void **state)
 	for (int k = 0; k < 3; k++) {
 		snprintf(name, sizeof(name), "%s-0", groups[k]);
 		gpu[k] = gpu_of(find_wl(&ts, name));
-		for (int i = 1; i < (k == 1 ? 3 : 4); i++) {
+		for (int i = 1; i < (k == 0 ? 4 : 3); i++) {
 			snprintf(name, sizeof(name), "%s-%d", groups[k], i);
 			assert_int_equal(gpu_of(find_wl(&ts, name)), gpu[k]);
 		}
@@ -409,6 +409,8 @@ static void test_isolation_levels(void **state)
 	assert_true(gpu[0] != gpu[1] && gpu[0] != gpu[2] && gpu[1] != gpu[2]);
 	assert_true(secure != gpu[0] && secure != gpu[1] && secure != gpu[2]);
 	assert_int_equal(lab2, gpu[1]);
+	/* the hardware tenant's fraction became a whole GPU, charged as one */
+	assert_int_equal(find_wl(&ts, "secure-0")->sets[0].req.gpu_milli, KERF_GPU_MILLI);
 	bank2 = find_wl(&ts, "bank2-0");
 	printf("# bank2: %s\n", bank2->pending_text);
 	assert_int_equal(bank2->state, KERF_WL_PENDING);
