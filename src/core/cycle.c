@@ -759,7 +759,8 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	x->plans_left--;
 	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan))
 		return;
-	kerf_preempt_start(x->st, w, &plan, x->now_ms);
+	if (kerf_preempt_start(x->st, w, &plan, x->now_ms) < 0)
+		return;  /* out of memory: nothing started, tried again later */
 	for (uint32_t i = 0; i < plan.nr && off < sizeof(names) - 1; i++)
 		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
 					i ? ", " : "",

@@ -43,10 +43,11 @@ static int64_t work_at_risk(const struct kerf_workload *v, int64_t now_ms)
 	return now_ms > since ? (now_ms - since) * gpu_milli_held(v) : 0;
 }
 
-static bool evicted_by(const struct kerf_workload *w, uint32_t id)
+/* Did workload id ever ask w to leave (whether w left or not)? */
+static bool asked_by(const struct kerf_workload *w, uint32_t id)
 {
-	for (uint32_t i = 0; i < w->nr_preemptions; i++)
-		if (w->evicted_by[i] == id)
+	for (uint32_t i = 0; i < w->nr_asked_by; i++)
+		if (w->asked_by[i] == id)
 			return true;
 	return false;
 }
@@ -214,7 +215,7 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		by_reclaim = reclaim && v->borrowed && pc->value <= value &&
 			     v->tenant != w->tenant;
 		/* never back at one that evicted w: no A-B-A cycles */
-		if ((!by_priority && !by_reclaim) || evicted_by(w, v->id))
+		if ((!by_priority && !by_reclaim) || asked_by(w, v->id))
 			continue;
 		cand[nr++] = (struct candidate){
 			.w = v, .risk = work_at_risk(v, now_ms), .value = pc->value,
@@ -288,13 +289,31 @@ static bool has_node(const uint32_t *nodes, uint32_t nr, uint32_t node)
 	return false;
 }
 
-void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
-			const struct kerf_preempt_plan *plan, int64_t now_ms)
+int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
+		       const struct kerf_preempt_plan *plan, int64_t now_ms)
 {
 	uint32_t nr_pods = 0;
 
-	for (uint32_t i = 0; i < plan->nr; i++)
-		nr_pods += kerf_state_find(st, plan->victims[i])->nr_bound;
+	/*
+	 * Each victim remembers who asked it to leave, so that it never asks
+	 * back (no preemption cycle, even when this request is cancelled).
+	 * Grown first: out of memory, nothing has started.
+	 */
+	for (uint32_t i = 0; i < plan->nr; i++) {
+		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
+		uint32_t *grown = realloc(v->asked_by, (v->nr_asked_by + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -KERF_ENOMEM;
+		v->asked_by = grown;
+		nr_pods += v->nr_bound;
+	}
+	for (uint32_t i = 0; i < plan->nr; i++) {
+		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
+
+		if (!asked_by(v, w->id))
+			v->asked_by[v->nr_asked_by++] = w->id;
+	}
 	kerf_preempt_unnominate(w);
 	/* without memory for the list the room is simply not held */
 	w->nominated = nr_pods ? malloc(nr_pods * sizeof(*w->nominated)) : NULL;
@@ -309,6 +328,7 @@ void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 				w->nominated[w->nr_nominated++] = v->pods[k].b.node;
 	}
 	w->nr_victims = plan->nr;
+	return 0;
 }
 
 void kerf_preempt_unnominate(struct kerf_workload *w)
@@ -322,13 +342,6 @@ void kerf_preempt_unnominate(struct kerf_workload *w)
 static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 		 struct kerf_err *err)
 {
-	uint32_t *grown = realloc(v->evicted_by,
-				  (v->nr_preemptions + 1) * sizeof(*grown));
-
-	if (!grown)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	v->evicted_by = grown;
-	v->evicted_by[v->nr_preemptions] = v->preempted_by;
 	v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
 	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
 	v->nr_preemptions++;

@@ -64,9 +64,12 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		       kerf_fits_fn fits, void *ctx,
 		       struct kerf_preempt_plan *plan);
 
-/* Start the handshake for every victim of plan, for w; nominate w. */
-void kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
-			const struct kerf_preempt_plan *plan, int64_t now_ms);
+/*
+ * Start the handshake for every victim of plan, for w; nominate w.  Each
+ * victim records that w asked it to leave.  -KERF_ENOMEM: nothing started.
+ */
+int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
+		       const struct kerf_preempt_plan *plan, int64_t now_ms);
 
 /* w no longer waits on its victims' nodes (admitted, or planning again). */
 void kerf_preempt_unnominate(struct kerf_workload *w);

@@ -49,7 +49,7 @@ void kerf_state_release(struct kerf_state *st)
 {
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		free(st->wl[i]->pods);
-		free(st->wl[i]->evicted_by);
+		free(st->wl[i]->asked_by);
 		free(st->wl[i]->nominated);
 		free(st->wl[i]);
 	}
@@ -95,7 +95,8 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 	copy->id = st->next_id++;
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;
-	copy->evicted_by = NULL;
+	copy->asked_by = NULL;
+	copy->nr_asked_by = 0;
 	copy->nominated = NULL;
 	copy->nr_nominated = 0;
 	copy->nr_preemptions = 0;

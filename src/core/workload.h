@@ -86,7 +86,9 @@ struct kerf_workload {
 	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */
 	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
 	uint32_t preempted_by;       /* the workload it makes room for */
-	uint32_t *evicted_by;        /* every workload that evicted it, owned */
+	uint32_t *asked_by;          /* every workload that asked it to leave
+					(evicted or not: cancelled too), owned */
+	uint32_t nr_asked_by;
 	int64_t evicted_at[3];       /* its last three evictions (ring) */
 	uint32_t nr_victims;         /* pending: victims still leaving */
 	uint32_t *nominated;         /* pending preemptor: its victims' nodes, owned */

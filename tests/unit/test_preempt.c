@@ -421,7 +421,8 @@ static void test_ack_loses_nothing(void **state)
 	assert_int_equal(v->lost_gpu_milli_ms, 0);
 	assert_int_equal(v->last_checkpoint_ms, 150);
 	assert_int_equal(v->nr_preemptions, 1);
-	assert_int_equal(v->evicted_by[0], h);
+	assert_int_equal(v->nr_asked_by, 1);
+	assert_int_equal(v->asked_by[0], h);
 	assert_int_equal(v->evicted_at[0], 150);
 	assert_int_equal(v->preempt_deadline_ms, 0);
 	assert_int_equal(v->preempted_by, 0);
@@ -467,7 +468,8 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 	assert_int_equal(v->lost_gpu_milli_ms,
 			 (int64_t)(100 + GRACE_MS - 40) * 4000);
 	assert_int_equal(v->nr_preemptions, 1);
-	assert_int_equal(v->evicted_by[0], h);
+	assert_int_equal(v->nr_asked_by, 1);
+	assert_int_equal(v->asked_by[0], h);
 	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 0);
 	fx_teardown(&f);
@@ -549,7 +551,7 @@ static void test_never_evicts_its_evictor(void **state)
 	fx_cycle(&f, 1000);
 	assert_int_equal(fx_wl(&f, w2)->preempted_by, x);
 	fx_ack(&f, w2, 1010);
-	assert_int_equal(fx_wl(&f, w2)->evicted_by[0], x);
+	assert_int_equal(fx_wl(&f, w2)->asked_by[0], x);
 	fx_cycle(&f, 1020);
 	assert_int_equal(fx_wl(&f, x)->state, KERF_WL_RUNNING);
 

@@ -351,7 +351,7 @@ static void test_requeued_victim_counts_down(void **state)
 	p = fx_submit_gang(&f, f.b, f.prod, 1, 8, 10);
 	plan.victims[0] = v1;
 	plan.victims[1] = v2;
-	kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10);
+	assert_int_equal(kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10), 0);
 	assert_int_equal(fx_wl(&f, p)->nr_victims, 2);
 	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 1010);
 	/* v1's node fails: it leaves without the handshake */
