@@ -84,6 +84,8 @@ int kerf_cmd_sim_check(int argc, char **argv)
 	}
 	printf("checked: %" PRIu64 " admissions, %" PRIu64 " preemptions, %" PRIu64 " evictions by node failures\n",
 	       res.admissions, res.preemptions, res.evictions);
+	printf("isolation: after the events, %" PRIu64 " GPUs found shared by fractions, %" PRIu64 " of them within a tenant-level tenant\n",
+	       res.shared_gpu_checks, res.tenant_gpu_checks);
 	printf("%u runs, %" PRIu64 " events, %" PRIu64 " violations\n", res.runs,
 	       res.events, res.violations);
 	if (res.violations) {

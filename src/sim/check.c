@@ -255,6 +255,7 @@ struct checker {
 	size_t nr_edges, alloc_edges;
 	uint64_t seed;
 	uint64_t violations;
+	uint64_t shared, in_tenant;     /* GPUs shared by fractions, per event */
 	char first[512];
 };
 
@@ -339,6 +340,15 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 	if (kerf_state_check(&ts->st, &err) < 0) {
 		snprintf(msg, sizeof(msg), "%.380s", err.msg);
 		return violation(c, ts, ev, msg);
+	}
+	for (size_t i = 0; i < ts->st.cluster.nr_nodes; i++) {
+		const struct kerf_node *n = &ts->st.cluster.nodes[i];
+
+		for (int g = 0; g < n->nr_gpus; g++)
+			if (n->gpu_nr_fractions[g] >= 2) {
+				c->shared++;
+				c->in_tenant += n->gpu_isolation[g] == KERF_ISOLATION_TENANT;
+			}
 	}
 	/* A quota edit may itself move claims over a limit (RS-21): allowed;
 	 * what must never happen is an admission that grows one there. */
@@ -467,6 +477,8 @@ static int run_one(uint64_t seed, struct kerf_check_result *res,
 		rc = 0;   /* stopped by a violation */
 	res->runs++;
 	res->events += ts.nr_events;
+	res->shared_gpu_checks += c.shared;
+	res->tenant_gpu_checks += c.in_tenant;
 	for (size_t t = 1; t < ts.st.tenants.nr; t++) {
 		res->preemptions += ts.tenant[t].preempted;
 		res->evictions += ts.tenant[t].evicted;

@@ -30,6 +30,10 @@ struct kerf_check_result {
 	uint64_t preemptions;           /* victims evicted for others */
 	uint64_t evictions;             /* by node failures */
 	uint64_t admissions;
+	/* after each event, the GPUs holding two or more fractions, summed:
+	 * how much the isolation invariant had to look at */
+	uint64_t shared_gpu_checks;
+	uint64_t tenant_gpu_checks;     /* of those, a tenant-level tenant's */
 	uint64_t first_bad_seed;        /* valid when violations > 0 */
 	char first_violation[512];
 };
