@@ -42,13 +42,11 @@ int kerf_mechanism_parse(const char *name)
  * share asked; -1 when
  * none is large enough.  Smallest: fewest compute slices, then memory.
  */
-static int mig_fit(const struct kerf_mig_model *m, const struct kerf_pod *p,
-		   int32_t gpu_mem_mib)
+static int mig_fit(const struct kerf_mig_model *m, const struct kerf_pod *p)
 {
 	int64_t mem = p->gpu_mem_mib;
 	int best = -1;
 
-	(void)gpu_mem_mib;
 	for (int i = 0; i < m->nr_profiles; i++) {
 		const struct kerf_mig_profile *pr = &m->profiles[i];
 		/* memory by slices when the table has no figure */
@@ -97,7 +95,7 @@ int kerf_sharing_choose(const struct kerf_pod *p, enum kerf_wl_profile prof,
 	if (m == KERF_MECH_AUTO) {
 		switch (prof) {
 		case KERF_PROFILE_INFERENCE_LATENCY:
-			m = mig && fraction && mig_fit(mig, p, gpu_mem_mib) >= 0
+			m = mig && fraction && mig_fit(mig, p) >= 0
 				    ? KERF_MECH_MIG
 				    : fraction ? KERF_MECH_MPS : KERF_MECH_EXCLUSIVE;
 			break;
@@ -118,7 +116,7 @@ int kerf_sharing_choose(const struct kerf_pod *p, enum kerf_wl_profile prof,
 		/* hardware isolation: no software sharing, ever */
 		if (iso == KERF_ISOLATION_HARDWARE &&
 		    (m == KERF_MECH_MPS || m == KERF_MECH_TIMESLICE || m == KERF_MECH_DEFAULT))
-			m = mig && mig_fit(mig, p, gpu_mem_mib) >= 0 ? KERF_MECH_MIG
+			m = mig && mig_fit(mig, p) >= 0 ? KERF_MECH_MIG
 								     : KERF_MECH_EXCLUSIVE;
 	} else if (iso == KERF_ISOLATION_HARDWARE &&
 		   (m == KERF_MECH_MPS || m == KERF_MECH_TIMESLICE || m == KERF_MECH_DEFAULT)) {
@@ -141,7 +139,7 @@ int kerf_sharing_choose(const struct kerf_pod *p, enum kerf_wl_profile prof,
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "sharing 'mig': a MIG instance serves a fraction of one GPU, the pod asks for %u whole GPUs",
 					    p->nr_gpus);
-		out->mig_profile = mig_fit(mig, p, gpu_mem_mib);
+		out->mig_profile = mig_fit(mig, p);
 		if (out->mig_profile < 0)
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "sharing 'mig': no %s profile has the memory and compute asked",
