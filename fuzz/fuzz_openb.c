@@ -23,6 +23,9 @@
  */
 #include "fuzz.h"
 
+#define FUZZ_TARGET "fuzz_openb"
+#include "check.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,24 +61,6 @@ enum {
 };
 
 #define OPENB_MAX_VALUE ((int64_t)1 << 40)
-
-#define CHECK(cond)                                                     \
-	do {                                                            \
-		if (!(cond))                                            \
-			violated(__LINE__, #cond, NULL);                \
-	} while (0)
-#define CHECK_MSG(cond, msg)                                            \
-	do {                                                            \
-		if (!(cond))                                            \
-			violated(__LINE__, #cond, (msg));               \
-	} while (0)
-
-static void violated(int line, const char *what, const char *msg)
-{
-	fprintf(stderr, "fuzz_openb: property violated (line %d): %s%s%s\n",
-		line, what, msg ? ": " : "", msg ? msg : "");
-	abort();
-}
 
 /* ---- a growable text buffer for the round trip --------------------- */
 
@@ -481,14 +466,8 @@ static void check_pods_parsed(const struct kerf_openb *o, size_t from)
 
 static void check_failure(int rc, const struct kerf_err *err)
 {
-	size_t len = strlen(input_path);
-
-	CHECK(rc < 0 && err->code == rc);
-	CHECK(memchr(err->msg, '\0', sizeof(err->msg)) != NULL);
-	if (rc == -KERF_ENOMEM)
-		return; /* "out of memory" names no file */
-	CHECK_MSG(strncmp(err->msg, input_path, len) == 0 &&
-		  err->msg[len] == ':', err->msg);
+	/* "out of memory" names no file */
+	fuzz_check_refusal(rc, err, input_path, false);
 }
 
 static void parse_base(struct kerf_openb *o)

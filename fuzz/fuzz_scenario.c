@@ -18,6 +18,9 @@
  */
 #include "fuzz.h"
 
+#define FUZZ_TARGET "fuzz_scenario"
+#include "check.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,24 +41,6 @@ static const char roundtrip_path[] = "roundtrip.yaml";
 enum { BUILD_MAX_NODES = 4096 };
 
 #define MAX_MS ((int64_t)3600000000000)
-
-#define CHECK(cond)                                                     \
-	do {                                                            \
-		if (!(cond))                                            \
-			violated(__LINE__, #cond, NULL);                \
-	} while (0)
-#define CHECK_MSG(cond, msg)                                            \
-	do {                                                            \
-		if (!(cond))                                            \
-			violated(__LINE__, #cond, (msg));               \
-	} while (0)
-
-static void violated(int line, const char *what, const char *msg)
-{
-	fprintf(stderr, "fuzz_scenario: property violated (line %d): %s%s%s\n",
-		line, what, msg ? ": " : "", msg ? msg : "");
-	abort();
-}
 
 /* ---- a growable text buffer for the round trip --------------------- */
 
@@ -668,13 +653,8 @@ static void check_failure(int rc, const struct kerf_err *err,
 			  const struct kerf_scenario *sc)
 {
 	static const struct kerf_scenario empty;
-	size_t len = strlen(input_path);
 
-	CHECK(rc < 0 && err->code == rc);
-	CHECK(memchr(err->msg, '\0', sizeof(err->msg)) != NULL);
-	CHECK_MSG(strncmp(err->msg, input_path, len) == 0 &&
-			  err->msg[len] == ':',
-		  err->msg);
+	fuzz_check_refusal(rc, err, input_path, true);
 	CHECK(memcmp(sc, &empty, sizeof(*sc)) == 0);
 }
 
