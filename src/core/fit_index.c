@@ -7,7 +7,8 @@
 #include "base/err.h"
 #include "core/model.h"
 
-enum { MAPS = KERF_NODE_MAX_GPUS + 1, PARTIAL = 0 };   /* map k>0: idle_ge[k] */
+/* map k in 1..16: idle_ge[k]; 0: partial; 17: has GPUs in MIG mode */
+enum { MAPS = KERF_NODE_MAX_GPUS + 2, PARTIAL = 0, MIG = KERF_NODE_MAX_GPUS + 1 };
 
 static uint64_t *map(const struct kerf_fit_index *x, int k)
 {
@@ -27,6 +28,8 @@ static bool in_map(const struct kerf_node *n, int k)
 {
 	if (n->cordoned)
 		return false;
+	if (k == MIG)
+		return n->mig_gpus != 0;
 	return k == PARTIAL ? has_partial(n) : n->nr_gpus_idle >= k;
 }
 
@@ -75,6 +78,8 @@ void kerf_fit_index_update(struct kerf_fit_index *x, const struct kerf_node *n,
 uint64_t kerf_fit_index_word(const struct kerf_fit_index *x,
 			     const struct kerf_pod *p, size_t w)
 {
+	if (kerf_pod_is_mig(p))
+		return map(x, MIG)[w];
 	if (kerf_pod_is_fraction(p))
 		return map(x, 1)[w] | map(x, PARTIAL)[w];
 	return map(x, p->nr_gpus)[w];

@@ -4,7 +4,8 @@
  *
  * Bitmaps over node ranks: idle_ge[k] (k = 1 .. KERF_NODE_MAX_GPUS) marks
  * the nodes with at least k idle GPUs (every milli free), partial the nodes
- * with a GPU partly used (0 < free < 1000).  Cordoned nodes are in none.
+ * with a GPU partly used (0 < free < 1000), mig the nodes with GPUs in MIG
+ * mode (a MIG pod fits nowhere else).  Cordoned nodes are in none.
  * A pod of k whole GPUs can only fit a node of idle_ge[k]; a fraction of
  * one GPU only a node of idle_ge[1] or partial.  Every other node fails
  * some filter for it, so skipping them changes no decision; bits are
@@ -22,7 +23,7 @@ struct kerf_node;
 struct kerf_pod;
 
 struct kerf_fit_index {
-	uint64_t *bits;         /* (KERF_NODE_MAX_GPUS + 1) maps of cap_words */
+	uint64_t *bits;         /* (KERF_NODE_MAX_GPUS + 2) maps of cap_words */
 	size_t cap_words;       /* words per map */
 };
 

@@ -108,6 +108,9 @@ static void observe_slots(struct kerf_sched *s, struct kerf_policy_slot *slots,
 
 void kerf_sched_observe(struct kerf_sched *s, const struct kerf_pod *p)
 {
+	/* MIG pods are placed by the MIG picker: policies do not learn them */
+	if (kerf_pod_is_mig(p))
+		return;
 	observe_slots(s, s->policy->filters, s->policy->nr_filters, p);
 	observe_slots(s, s->policy->scorers, s->policy->nr_scorers, p);
 }
@@ -154,6 +157,18 @@ static void eval_node(struct kerf_sched *s, const struct kerf_cluster *c,
 			e->pad = reason_byte(s, &fst);
 			return;
 		}
+	}
+	if (kerf_pod_is_mig(p)) {
+		/* every policy places MIG pods the same way (gpu_pick.h) */
+		uint8_t start;
+		int32_t v = kerf_mig_node_pick(c, n, p, &gpus, &start);
+
+		if (!gpus)
+			return;
+		e->fit = 1;
+		e->score = v;
+		e->gpus = gpus;
+		return;
 	}
 	for (int i = 0; i < pol->nr_scorers; i++) {
 		const struct kerf_policy_slot *sc = &pol->scorers[i];
@@ -349,6 +364,9 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 	}
 	b->node = (uint32_t)best;
 	b->gpus = best_gpus;
+	b->mig_start = 0;
+	if (kerf_pod_is_mig(p))
+		kerf_mig_node_pick(c, &c->nodes[best], p, &b->gpus, &b->mig_start);
 	kerf_status_set(st, KERF_FIT, s->policy->name, "node '%s'",
 			c->nodes[best].name);
 	return KERF_FIT;

@@ -1,5 +1,7 @@
 #include "core/gpu_pick.h"
 
+#include "core/mig/place.h"
+
 uint16_t kerf_gpus_best_fit(const struct kerf_node *n,
 			    const struct kerf_pod *p)
 {
@@ -23,4 +25,22 @@ uint16_t kerf_gpus_best_fit(const struct kerf_node *n,
 		}
 	}
 	return taken == p->nr_gpus ? mask : 0;
+}
+
+int32_t kerf_mig_node_pick(const struct kerf_cluster *c,
+			   const struct kerf_node *n, const struct kerf_pod *p,
+			   uint16_t *gpus, uint8_t *start)
+{
+	struct kerf_mig_pick pk;
+	int pi = kerf_pod_mig_profile(c, n, p);
+
+	*gpus = 0;
+	*start = 0;
+	if (pi < 0 || !n->mig_gpus ||
+	    !kerf_mig_pick_place(c->models[n->model].mig, n->mig, n->mig_gpus,
+				 (unsigned)pi, p->gpu_milli, &pk))
+		return INT32_MIN;
+	*gpus = (uint16_t)(1u << pk.gpu);
+	*start = pk.start;
+	return kerf_mig_pick_score(&pk);
 }

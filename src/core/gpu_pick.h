@@ -15,4 +15,14 @@
 uint16_t kerf_gpus_best_fit(const struct kerf_node *n,
 			    const struct kerf_pod *p);
 
+/*
+ * Where MIG pod p goes on n (core/mig/place.h, kerf_mig_pick_place): the
+ * GPU as a mask in *gpus and the instance's first memory slice in *start;
+ * returns the placement's score (higher is better), or INT32_MIN with
+ * *gpus = 0 when n cannot host it.  Every policy places MIG pods so.
+ */
+int32_t kerf_mig_node_pick(const struct kerf_cluster *c,
+			   const struct kerf_node *n, const struct kerf_pod *p,
+			   uint16_t *gpus, uint8_t *start);
+
 #endif /* KERF_CORE_GPU_PICK_H */

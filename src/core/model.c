@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mig/geometry.h"
+#include "core/mig/place.h"
+
 void kerf_cluster_init(struct kerf_cluster *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -12,6 +15,8 @@ void kerf_cluster_init(struct kerf_cluster *c)
 
 void kerf_cluster_release(struct kerf_cluster *c)
 {
+	for (size_t i = 0; i < c->nr_nodes; i++)
+		free(c->nodes[i].mig);
 	free(c->nodes);
 	free(c->stamps);
 	kerf_arena_release(&c->names);
@@ -49,6 +54,7 @@ int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 				    name, KERF_MAX_MODELS);
 	memcpy(c->models[c->nr_models].name, name, len + 1);
 	c->models[c->nr_models].mem_mib = gpu_mem_mib;
+	c->models[c->nr_models].mig = kerf_mig_model_find(name);
 	return (int)c->nr_models++;
 }
 
@@ -129,12 +135,102 @@ void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d)
 		c->nodes[i].domain = d;
 }
 
+/* May GPU g of n change its MIG mode: nothing runs on it? */
+static bool gpu_quiet(const struct kerf_node *n, int g)
+{
+	if (n->mig_gpus >> g & 1) {
+		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+			if (n->mig->gpu[g].inst[k].in_use)
+				return false;
+		return true;
+	}
+	return n->gpu_free_milli[g] == KERF_GPU_MILLI &&
+	       n->gpu_nr_fractions[g] == 0 &&
+	       n->gpu_mem_free_mib[g] == n->gpu_mem_mib[g];
+}
+
+int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
+			 struct kerf_err *err)
+{
+	struct kerf_node *n;
+	uint16_t change;
+
+	if (i >= c->nr_nodes)
+		return kerf_err_set(err, -KERF_EINVAL, "MIG mode: no node %zu", i);
+	n = &c->nodes[i];
+	if (n->nr_gpus < KERF_NODE_MAX_GPUS && (mask >> n->nr_gpus) != 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': MIG mode asked for a GPU beyond its %u",
+				    n->name, n->nr_gpus);
+	if (mask && !c->models[n->model].mig)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': GPU model '%s' has no MIG profiles",
+				    n->name, c->models[n->model].name);
+	change = (uint16_t)(mask ^ n->mig_gpus);
+	for (int g = 0; g < n->nr_gpus; g++)
+		if ((change >> g & 1) && !gpu_quiet(n, g))
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "node '%s' GPU %d: work runs on it, its MIG mode cannot change",
+					    n->name, g);
+	if (!change)
+		return 0;
+	if (mask && !n->mig) {
+		n->mig = calloc(1, sizeof(*n->mig));
+		if (!n->mig)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	for (int g = 0; g < n->nr_gpus; g++) {
+		if (!(change >> g & 1))
+			continue;
+		if (mask >> g & 1) {
+			/* into MIG mode: invisible to whole GPUs and fractions */
+			n->gpu_free_milli[g] = 0;
+			n->gpu_free_milli_sum -= KERF_GPU_MILLI;
+			n->nr_gpus_idle--;
+			n->gpu_mem_free_mib[g] = 0;
+			memset(&n->mig->gpu[g], 0, sizeof(n->mig->gpu[g]));
+			n->mig->free_milli[g] = KERF_GPU_MILLI;
+		} else {
+			/* out of it: its free instances go */
+			n->mig->nr_destroyed += n->mig->gpu[g].nr;
+			memset(&n->mig->gpu[g], 0, sizeof(n->mig->gpu[g]));
+			n->mig->free_milli[g] = 0;
+			n->gpu_free_milli[g] = KERF_GPU_MILLI;
+			n->gpu_free_milli_sum += KERF_GPU_MILLI;
+			n->nr_gpus_idle++;
+			n->gpu_mem_free_mib[g] = n->gpu_mem_mib[g];
+		}
+	}
+	n->mig_gpus = mask;
+	c->mig_models = 0;
+	for (size_t k = 0; k < c->nr_nodes; k++)
+		if (c->nodes[k].mig_gpus)
+			c->mig_models |= (uint64_t)1 << c->nodes[k].model;
+	n->stamp = c->stamps[i] = ++c->stamp_seq;
+	kerf_fit_index_update(&c->fit, n, i);
+	return 0;
+}
+
+int kerf_pod_mig_profile(const struct kerf_cluster *c, const struct kerf_node *n,
+			 const struct kerf_pod *p)
+{
+	const struct kerf_mig_model *m;
+
+	if (n->nr_gpus == 0 || n->model >= c->nr_models)
+		return -1;
+	m = c->models[n->model].mig;
+	if (!m)
+		return -1;
+	return kerf_mig_profile_for(m, p->mig_slices, (uint32_t)p->gpu_mem_mib);
+}
+
 int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 {
 	kerf_cluster_init(dst);
 	memcpy(dst->models, src->models, sizeof(src->models));
 	dst->nr_models = src->nr_models;
 	dst->stamp_seq = src->stamp_seq;
+	dst->mig_models = src->mig_models;
 	if (src->nr_nodes == 0)
 		return 0;
 	dst->nodes = malloc(src->nr_nodes * sizeof(*dst->nodes));
@@ -146,11 +242,18 @@ int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 	dst->alloc_nodes = dst->nr_nodes = src->nr_nodes;
 	memcpy(dst->nodes, src->nodes, src->nr_nodes * sizeof(*dst->nodes));
 	memcpy(dst->stamps, src->stamps, src->nr_nodes * sizeof(*dst->stamps));
+	for (size_t i = 0; i < src->nr_nodes; i++)
+		dst->nodes[i].mig = NULL;   /* src's: never freed from dst */
 	for (size_t i = 0; i < src->nr_nodes; i++) {
 		const char *s = src->nodes[i].name;
 
 		dst->nodes[i].name = kerf_arena_strndup(&dst->names, s, strlen(s));
-		if (!dst->nodes[i].name) {
+		if (src->nodes[i].mig) {
+			dst->nodes[i].mig = malloc(sizeof(*dst->nodes[i].mig));
+			if (dst->nodes[i].mig)
+				*dst->nodes[i].mig = *src->nodes[i].mig;
+		}
+		if (!dst->nodes[i].name || (src->nodes[i].mig && !dst->nodes[i].mig)) {
 			kerf_cluster_release(dst);
 			return -KERF_ENOMEM;
 		}
@@ -199,6 +302,18 @@ int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "gpu_memory_mib %" PRId32 ": must not be negative",
 				    p->gpu_mem_mib);
+	if (p->mig_slices > KERF_MIG_MAX_SLICES)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "mig_slices %u: a GPU has at most %d compute slices",
+				    p->mig_slices, KERF_MIG_MAX_SLICES);
+	if (p->mig_slices && p->nr_gpus != 1)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "mig_slices %u: a MIG instance is asked with num_gpu 1, not %u",
+				    p->mig_slices, p->nr_gpus);
+	if (p->mig_slices && p->share != KERF_SHARE_DEFAULT)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "mig_slices %u: a MIG instance is not shared by MPS or time-slicing",
+				    p->mig_slices);
 	return 0;
 }
 
@@ -206,7 +321,7 @@ int kerf_pod_class(const struct kerf_pod *p)
 {
 	if (p->nr_gpus == 0)
 		return -1;
-	return kerf_pod_is_fraction(p) ? 0 : p->nr_gpus;
+	return kerf_pod_is_fraction(p) || kerf_pod_is_mig(p) ? 0 : p->nr_gpus;
 }
 
 bool kerf_gpu_share_ok(const struct kerf_node *n, int g, const struct kerf_pod *p)
@@ -244,6 +359,8 @@ static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
 	[KERF_MISFIT_MEM] = "insufficient memory",
 	[KERF_MISFIT_GPU] = "insufficient GPU",
 	[KERF_MISFIT_SHARING] = "GPUs with room are shared against the pod's isolation or sharing mode",
+	[KERF_MISFIT_MIG_MODE] = "no GPU in MIG mode with a profile large enough",
+	[KERF_MISFIT_MIG] = "MIG instances in use leave no room",
 };
 
 const char *kerf_misfit_text(enum kerf_misfit m)
@@ -257,7 +374,6 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 				  const struct kerf_node *n,
 				  const struct kerf_pod *p)
 {
-	(void)c;
 	if (n->cordoned)
 		return KERF_MISFIT_CORDONED;
 	if (p->nr_gpus > 0) {
@@ -274,6 +390,16 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 		return KERF_MISFIT_MEM;
 	if (p->nr_gpus == 0)
 		return KERF_MISFIT_NONE;
+	if (kerf_pod_is_mig(p)) {
+		int pi = kerf_pod_mig_profile(c, n, p);
+
+		if (!n->mig_gpus || pi < 0)
+			return KERF_MISFIT_MIG_MODE;
+		return kerf_mig_can_host(c->models[n->model].mig, n->mig,
+					 n->mig_gpus, (unsigned)pi, p->gpu_milli)
+			       ? KERF_MISFIT_NONE
+			       : KERF_MISFIT_MIG;
+	}
 	if (!kerf_pod_is_fraction(p) && p->gpu_mem_mib == 0)
 		return n->nr_gpus_idle >= p->nr_gpus ? KERF_MISFIT_NONE
 						     : KERF_MISFIT_GPU;
@@ -364,6 +490,41 @@ static int check_binding(const struct kerf_cluster *c,
 	return 0;
 }
 
+/* Take (+1) or give back (-1) the MIG instance of pod p at b. */
+static int mig_bind(struct kerf_cluster *c, const struct kerf_pod *p,
+		    struct kerf_binding b, int dir, struct kerf_err *err)
+{
+	struct kerf_node *n = &c->nodes[b.node];
+	int g = __builtin_ctz(b.gpus);
+	int pi = kerf_pod_mig_profile(c, n, p);
+	struct kerf_err why = { 0 };
+	int rc;
+
+	if (!(n->mig_gpus >> g & 1) || pi < 0)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "%s on '%s': GPU %d is not in MIG mode or has no profile for the pod",
+				    dir > 0 ? "binding" : "unbind", n->name, g);
+	if (dir < 0 && (n->nr_pods == 0 || n->nr_pods_by_class[0] == 0 ||
+			n->cpu_free_milli + p->cpu_milli > n->cpu_milli ||
+			n->mem_free_mib + p->mem_mib > n->mem_mib))
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "unbind on '%s': pod was not bound here", n->name);
+	rc = dir > 0 ? kerf_mig_take(c->models[n->model].mig, n->mig, g,
+				     (unsigned)pi, b.mig_start, p->gpu_milli, &why)
+		     : kerf_mig_give(c->models[n->model].mig, n->mig, g,
+				     (unsigned)pi, b.mig_start, p->gpu_milli, &why);
+	if (rc < 0)
+		return kerf_err_set(err, rc, "%s on '%s': %s",
+				    dir > 0 ? "binding" : "unbind", n->name, why.msg);
+	n->cpu_free_milli -= dir * p->cpu_milli;
+	n->mem_free_mib -= dir * p->mem_mib;
+	n->nr_pods = (uint32_t)((int64_t)n->nr_pods + dir);
+	n->nr_pods_by_class[0] = (uint16_t)(n->nr_pods_by_class[0] + dir);
+	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	kerf_fit_index_update(&c->fit, n, b.node);
+	return 0;
+}
+
 int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 		      struct kerf_binding b, struct kerf_err *err)
 {
@@ -377,6 +538,8 @@ int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 		return kerf_err_set(err, -KERF_ERANGE,
 				    "binding on '%s': cpu or memory overcommitted",
 				    n->name);
+	if (kerf_pod_is_mig(p))
+		return mig_bind(c, p, b, +1, err);
 	for (int g = 0; g < n->nr_gpus; g++)
 		if ((b.gpus >> g & 1) && !kerf_gpu_fits(n, g, p))
 			return kerf_err_set(err, -KERF_ERANGE,
@@ -407,6 +570,8 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	if (rc < 0)
 		return rc;
 	n = &c->nodes[b.node];
+	if (kerf_pod_is_mig(p))
+		return mig_bind(c, p, b, -1, err);
 	if (n->nr_pods == 0 || n->cpu_free_milli + p->cpu_milli > n->cpu_milli ||
 	    n->mem_free_mib + p->mem_mib > n->mem_mib)
 		return kerf_err_set(err, -KERF_ERANGE,
@@ -455,6 +620,43 @@ void kerf_cluster_touch_all(struct kerf_cluster *c)
 		c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
 }
 
+/* GPUs in MIG mode: legal layouts, charges within the GPU, hidden above. */
+static int check_mig(const struct kerf_cluster *c, const struct kerf_node *n,
+		     struct kerf_err *err)
+{
+	const struct kerf_mig_model *m = c->models[n->model].mig;
+
+	if (!m || !n->mig)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "node '%s': GPUs in MIG mode without a MIG table",
+				    n->name);
+	for (int g = 0; g < n->nr_gpus; g++) {
+		struct kerf_err why = { 0 };
+
+		if (!(n->mig_gpus >> g & 1)) {
+			if (n->mig->gpu[g].nr || n->mig->free_milli[g])
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: MIG instances on a GPU not in MIG mode",
+						    n->name, g);
+			continue;
+		}
+		if (kerf_mig_layout_check(m, &n->mig->gpu[g], &why) < 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s' GPU %d: illegal MIG layout: %s",
+					    n->name, g, why.msg);
+		if (n->mig->free_milli[g] < 0 || n->mig->free_milli[g] > KERF_GPU_MILLI)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s' GPU %d: MIG free %d milli outside 0..1000",
+					    n->name, g, n->mig->free_milli[g]);
+		if (n->gpu_free_milli[g] != 0 || n->gpu_nr_fractions[g] ||
+		    n->gpu_mem_free_mib[g] != 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s' GPU %d: in MIG mode but open to whole GPUs or fractions",
+					    n->name, g);
+	}
+	return 0;
+}
+
 int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 {
 	for (size_t i = 0; i < c->nr_nodes; i++) {
@@ -500,6 +702,8 @@ int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 		if (n->nr_gpus > 0 && n->model >= c->nr_models)
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "node '%s': unknown GPU model", n->name);
+		if (n->mig_gpus && check_mig(c, n, err) < 0)
+			return -KERF_ERANGE;
 		if (c->stamps[i] != n->stamp)
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "node '%s': packed stamp disagrees", n->name);
@@ -528,6 +732,10 @@ int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c)
 		const struct kerf_node *n = &c->nodes[i];
 
 		sum += (int64_t)n->nr_gpus * KERF_GPU_MILLI - n->gpu_free_milli_sum;
+		/* a GPU in MIG mode holds what its instances in use are charged */
+		for (int g = 0; g < n->nr_gpus; g++)
+			if (n->mig_gpus >> g & 1)
+				sum -= n->mig->free_milli[g];
 	}
 	return sum;
 }

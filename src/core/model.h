@@ -72,9 +72,13 @@ enum kerf_isolation {
 /* gpu_tenant of a GPU whose fractions belong to more than one tenant. */
 #define KERF_GPU_TENANTS_MIXED UINT32_MAX
 
+struct kerf_mig_model;
+struct kerf_node_mig;
+
 struct kerf_gpu_model {
 	char name[KERF_MODEL_NAME_MAX];
 	int32_t mem_mib;            /* memory of one GPU; 0 = not tracked */
+	const struct kerf_mig_model *mig; /* its MIG table, NULL: no MIG */
 };
 
 struct kerf_node {
@@ -105,6 +109,14 @@ struct kerf_node {
 	uint32_t gpu_tenant[KERF_NODE_MAX_GPUS];
 	uint32_t domain;            /* NVLink domain id; 0 = none (node alone) */
 	bool cordoned;              /* takes no new pods (down, draining) */
+	/*
+	 * GPUs in MIG mode (bit g = GPU g) and their instances (core/mig/
+	 * place.h), NULL when none.  A GPU in MIG mode shows 0 milli and 0
+	 * memory free above, so whole-GPU pods and fractions never see it;
+	 * pods asking MIG see only such GPUs.
+	 */
+	uint16_t mig_gpus;
+	struct kerf_node_mig *mig;  /* owned by the cluster */
 };
 
 /*
@@ -122,6 +134,12 @@ struct kerf_pod {
 	/* fractions only: how the GPU is shared, and with whom */
 	uint8_t share;              /* enum kerf_gpu_share */
 	uint8_t isolation;          /* enum kerf_isolation of the pod's tenant */
+	/*
+	 * > 0: one MIG instance of at least this many compute slices and at
+	 * least gpu_mem_mib of memory (nr_gpus 1; gpu_milli is the quota
+	 * charge, kerf_state_submit sets it from the profile).
+	 */
+	uint8_t mig_slices;
 	uint32_t tenant;            /* the pod's tenant; 0 = none given */
 };
 
@@ -129,6 +147,7 @@ struct kerf_pod {
 struct kerf_binding {
 	uint32_t node;
 	uint16_t gpus;
+	uint8_t mig_start;          /* MIG pods: first memory slice of the instance */
 };
 
 struct kerf_cluster {
@@ -139,6 +158,7 @@ struct kerf_cluster {
 	struct kerf_gpu_model models[KERF_MAX_MODELS];
 	size_t nr_models;
 	uint32_t stamp_seq;         /* last stamp handed to a node */
+	uint64_t mig_models;        /* bit i: some node of model i has MIG GPUs */
 	struct kerf_arena names;    /* node names */
 	struct kerf_fit_index fit;  /* nodes that could hold a GPU pod */
 };
@@ -164,6 +184,22 @@ int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 /* Cordon (true) or uncordon node i; its pods stay, new ones do not fit. */
 void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned);
 
+/*
+ * Put the GPUs of mask of node i in MIG mode and the others out of it.  A
+ * GPU changes mode only when nothing runs on it (no pod, no instance in
+ * use); the model must have a MIG table.  -KERF_EINVAL with the GPU and
+ * the reason, nothing changed.  Instances are carved on demand.
+ */
+int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
+			 struct kerf_err *err);
+
+/*
+ * The MIG profile (index in the node model's table) serving MIG pod p on
+ * node n, or -1 when the model has no MIG or no profile large enough.
+ */
+int kerf_pod_mig_profile(const struct kerf_cluster *c, const struct kerf_node *n,
+			 const struct kerf_pod *p);
+
 /* Put node i in NVLink domain d (0 = none). */
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d);
 
@@ -173,12 +209,18 @@ int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src);
 /* Check a request's shape: names the field and the reason on error. */
 int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err);
 
+/* A share of one GPU by software (MPS, time-slicing); not MIG. */
 static inline bool kerf_pod_is_fraction(const struct kerf_pod *p)
 {
-	return p->nr_gpus == 1 && p->gpu_milli < KERF_GPU_MILLI;
+	return p->nr_gpus == 1 && p->gpu_milli < KERF_GPU_MILLI && !p->mig_slices;
 }
 
-/* Class used by gpu-clustering: 0 = fraction, k = k whole GPUs. */
+static inline bool kerf_pod_is_mig(const struct kerf_pod *p)
+{
+	return p->mig_slices > 0;
+}
+
+/* Class used by gpu-clustering: 0 = fraction or MIG, k = k whole GPUs. */
 int kerf_pod_class(const struct kerf_pod *p);
 
 /* Total GPU request in milli (nr_gpus * gpu_milli). */
@@ -208,6 +250,10 @@ enum kerf_misfit {
 	KERF_MISFIT_GPU,            /* not enough GPUs with room */
 	KERF_MISFIT_SHARING,        /* GPUs with room are shared against p's
 				       isolation or sharing mode */
+	KERF_MISFIT_MIG_MODE,       /* MIG pod: no GPU in MIG mode with a
+				       profile large enough */
+	KERF_MISFIT_MIG,            /* MIG pod: the instances in use leave no
+				       room for one more */
 	KERF_MISFIT_COUNT_,
 };
 

@@ -20,7 +20,8 @@ static uint64_t pod_hash(const struct kerf_pod *p)
 	h = mix(h, (uint64_t)(uint32_t)p->gpu_mem_mib);
 	h = mix(h, p->nr_gpus);
 	h = mix(h, p->model_mask);
-	h = mix(h, (uint64_t)p->share << 40 | (uint64_t)p->isolation << 32 | p->tenant);
+	h = mix(h, (uint64_t)p->mig_slices << 48 | (uint64_t)p->share << 40 |
+		   (uint64_t)p->isolation << 32 | p->tenant);
 	return h ^ (h >> 29);
 }
 
@@ -30,7 +31,8 @@ static bool pod_same(const struct kerf_pod *a, const struct kerf_pod *b)
 	       a->gpu_milli == b->gpu_milli &&
 	       a->gpu_mem_mib == b->gpu_mem_mib && a->nr_gpus == b->nr_gpus &&
 	       a->model_mask == b->model_mask && a->share == b->share &&
-	       a->isolation == b->isolation && a->tenant == b->tenant;
+	       a->isolation == b->isolation && a->tenant == b->tenant &&
+	       a->mig_slices == b->mig_slices;
 }
 
 void kerf_score_cache_init(struct kerf_score_cache *sc, size_t max_rows)

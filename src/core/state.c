@@ -1,5 +1,8 @@
 #include "core/state.h"
 
+#include "core/mig/geometry.h"
+#include "core/mig/place.h"
+
 #include "core/budget.h"
 
 #include <inttypes.h>
@@ -59,6 +62,29 @@ void kerf_state_release(struct kerf_state *st)
 	kerf_cluster_release(&st->cluster);
 	kerf_tenants_release(&st->tenants);
 	memset(st, 0, sizeof(*st));
+}
+
+/*
+ * What MIG pod p is charged: the most its profile counts (kerf_mig_gpu_milli)
+ * on any model it may run on that has GPUs in MIG mode in c; 0 when none
+ * can serve it.
+ */
+static int32_t mig_charge(const struct kerf_cluster *c, const struct kerf_pod *p)
+{
+	int32_t best = 0;
+
+	for (size_t i = 0; i < c->nr_models; i++) {
+		const struct kerf_mig_model *m = c->models[i].mig;
+		int pi;
+
+		if (!(c->mig_models >> i & 1) || !m ||
+		    (p->model_mask && !(p->model_mask >> i & 1)))
+			continue;
+		pi = kerf_mig_profile_for(m, p->mig_slices, (uint32_t)p->gpu_mem_mib);
+		if (pi >= 0 && kerf_mig_gpu_milli(m, (unsigned)pi) > best)
+			best = kerf_mig_gpu_milli(m, (unsigned)pi);
+	}
+	return best;
 }
 
 int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
@@ -124,14 +150,27 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 		p->isolation = (uint8_t)iso;
 		p->tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
 		/*
-		 * A hardware-isolated tenant never shares a GPU by software:
-		 * until MIG placement serves its fractions, a fraction is a
-		 * whole GPU, placed and charged as one.
+		 * A hardware-isolated tenant never shares a GPU by software: a
+		 * fraction becomes a MIG instance of its size where the
+		 * cluster has GPUs in MIG mode of a model that can serve it,
+		 * else a whole GPU, placed and charged as one.
 		 */
 		if (iso == KERF_ISOLATION_HARDWARE && kerf_pod_is_fraction(p)) {
-			p->gpu_milli = KERF_GPU_MILLI;
-			p->share = KERF_SHARE_DEFAULT;
+			struct kerf_pod m = *p;
+
+			m.share = KERF_SHARE_DEFAULT;
+			m.mig_slices = (uint8_t)((p->gpu_milli * 7 + KERF_GPU_MILLI - 1) /
+						 KERF_GPU_MILLI);
+			if (mig_charge(&st->cluster, &m) > 0) {
+				*p = m;
+			} else {
+				p->gpu_milli = KERF_GPU_MILLI;
+				p->share = KERF_SHARE_DEFAULT;
+			}
 		}
+		/* a MIG instance is charged its compute slices' share */
+		if (kerf_pod_is_mig(p) && mig_charge(&st->cluster, p) > 0)
+			p->gpu_milli = mig_charge(&st->cluster, p);
 	}
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';
@@ -284,7 +323,43 @@ struct node_use {
 	uint32_t tenant[KERF_NODE_MAX_GPUS];
 	bool share_mixed[KERF_NODE_MAX_GPUS];
 	bool tenants_mixed[KERF_NODE_MAX_GPUS];
+	/* MIG pods on each GPU, and the first slices of their instances */
+	uint16_t nr_mig[KERF_NODE_MAX_GPUS];
+	uint8_t mig_starts[KERF_NODE_MAX_GPUS];
 };
+
+/*
+ * MIG pod p of w runs on GPU g of n at b.mig_start: its instance exists,
+ * is in use, has p's profile, and no other pod holds it.
+ */
+static int use_mig(const struct kerf_state *st, const struct kerf_workload *w,
+		   const struct kerf_node *n, int g, const struct kerf_pod *p,
+		   uint8_t start, struct node_use *u, struct kerf_err *err)
+{
+	int pi = kerf_pod_mig_profile(&st->cluster, n, p);
+	bool found = false;
+
+	if (!(n->mig_gpus >> g & 1) || pi < 0)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "workload '%s': MIG pod on GPU %d of '%s', not in MIG mode",
+				    w->name, g, n->name);
+	for (unsigned k = 0; k < n->mig->gpu[g].nr; k++) {
+		const struct kerf_mig_instance *in = &n->mig->gpu[g].inst[k];
+
+		found |= in->in_use && in->profile == pi && in->start == start;
+	}
+	if (!found)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "workload '%s': its MIG instance on '%s' GPU %d slice %u is not in use",
+				    w->name, n->name, g, start);
+	if (u->mig_starts[g] >> start & 1)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "node '%s' GPU %d: MIG instance at slice %u held twice",
+				    n->name, g, start);
+	u->mig_starts[g] = (uint8_t)(u->mig_starts[g] | 1u << start);
+	u->nr_mig[g]++;
+	return 0;
+}
 
 /* A fraction p of workload w runs on GPU g: note who shares it. */
 static void use_fraction(struct node_use *u, int g, const struct kerf_pod *p)
@@ -340,10 +415,17 @@ static int check_workload(const struct kerf_state *st,
 		u->mem_mib += p->mem_mib;
 		for (int g = 0; g < n->nr_gpus; g++)
 			if (wp->b.gpus >> g & 1) {
+				int rc;
+
 				u->gpu_milli[g] += p->gpu_milli;
-				u->gpu_mem_mib[g] += p->gpu_mem_mib;
 				if (kerf_pod_is_fraction(p))
 					use_fraction(u, g, p);
+				if (!kerf_pod_is_mig(p)) {
+					u->gpu_mem_mib[g] += p->gpu_mem_mib;
+				} else if ((rc = use_mig(st, w, n, g, p, wp->b.mig_start,
+							 u, err)) < 0) {
+					return rc;
+				}
 			}
 	}
 	kerf_res_add(&leaf_use[w->tenant], &w->charged);
@@ -351,6 +433,30 @@ static int check_workload(const struct kerf_state *st,
 		kerf_res_add(&leaf_np[w->tenant], &w->charged);
 	if (!w->borrowed)
 		kerf_res_add(&leaf_own[w->tenant], &w->charged);
+	return 0;
+}
+
+/* A GPU in MIG mode: its instances in use are exactly its MIG pods'. */
+static int check_mig_gpu(const struct kerf_node *n, int g,
+			 const struct node_use *u, struct kerf_err *err)
+{
+	unsigned in_use = 0;
+
+	for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+		in_use += n->mig->gpu[g].inst[k].in_use;
+	if (in_use != u->nr_mig[g])
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "node '%s' GPU %d: %u MIG instances in use, running workloads hold %u",
+				    n->name, g, in_use, u->nr_mig[g]);
+	if (KERF_GPU_MILLI - n->mig->free_milli[g] != u->gpu_milli[g])
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "node '%s' GPU %d: MIG %d milli in use, running workloads hold %d",
+				    n->name, g, KERF_GPU_MILLI - n->mig->free_milli[g],
+				    u->gpu_milli[g]);
+	if (u->nr_fractions[g])
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "node '%s' GPU %d: fractions on a GPU in MIG mode",
+				    n->name, g);
 	return 0;
 }
 
@@ -367,6 +473,17 @@ static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 					    "node '%s': cpu or memory in use differs from the running workloads",
 					    n->name);
 		for (int g = 0; g < n->nr_gpus; g++) {
+			if (n->mig_gpus >> g & 1) {
+				int rc = check_mig_gpu(n, g, u, err);
+
+				if (rc < 0)
+					return rc;
+				continue;
+			}
+			if (u->nr_mig[g])
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: MIG pods on a GPU not in MIG mode",
+						    n->name, g);
 			if (KERF_GPU_MILLI - n->gpu_free_milli[g] != u->gpu_milli[g])
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: %d milli in use, running workloads hold %d",

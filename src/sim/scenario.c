@@ -29,6 +29,7 @@
 
 #include "core/policy.h"
 #include "core/resources.h"
+#include "core/mig/geometry.h"
 #include "core/sharing.h"
 #include "sim/file.h"
 #include "sim/yaml_doc.h"
@@ -521,7 +522,7 @@ static int get_class_list(struct reader *r, const struct kerf_yaml_node *n,
 
 enum {
 	G_PREFIX, G_COUNT, G_CPU, G_MEMORY, G_GPUS, G_MODEL, G_GPU_MEMORY,
-	G_DOMAIN, G_NR_
+	G_DOMAIN, G_MIG, G_NR_
 };
 static const char *const group_keys[G_NR_] = {
 	[G_PREFIX] = "prefix",
@@ -532,6 +533,7 @@ static const char *const group_keys[G_NR_] = {
 	[G_MODEL] = "model",
 	[G_GPU_MEMORY] = "gpu_memory_gib",
 	[G_DOMAIN] = "nvlink_domain_nodes",
+	[G_MIG] = "mig_gpus",
 };
 
 /*
@@ -599,6 +601,9 @@ static int group_model(struct reader *r, const struct kerf_yaml_node *map,
 			return kerf_yread_fail_key(&r->y, v[G_DOMAIN],
 						   "nvlink_domain_nodes",
 						   "given for nodes without GPUs (gpus is 0)");
+		if (n->mig_gpus)
+			return kerf_yread_fail_key(&r->y, v[G_MIG], "mig_gpus",
+						   "given for nodes without GPUs (gpus is 0)");
 		return 0;
 	}
 	if ((rc = kerf_yread_need(&r->y, map, v[G_MODEL], "model")) < 0 ||
@@ -608,6 +613,12 @@ static int group_model(struct reader *r, const struct kerf_yaml_node *map,
 	if (strcmp(n->model, "cpu") == 0 || strcmp(n->model, "memory") == 0)
 		return kerf_yread_fail_key(&r->y, v[G_MODEL], "model",
 					   "'cpu' and 'memory' are quota resources, not GPU models");
+	if (n->mig_gpus > n->gpus)
+		return kerf_yread_fail_key(&r->y, v[G_MIG], "mig_gpus",
+					   "more than the node's gpus");
+	if (n->mig_gpus && !kerf_mig_model_find(n->model))
+		return kerf_yread_fail_key(&r->y, v[G_MIG], "mig_gpus",
+					   "the model has no MIG profiles (A30-24GB, A100-40GB, A100-80GB, H100-80GB, H100-94GB, H100-96GB, GH200-144GB, H200-141GB, B200-180GB and their aliases have)");
 	m = find_model(r, n->model);
 	if (m < 0) {
 		if (r->nr_models == KERF_MAX_MODELS)
@@ -641,7 +652,7 @@ static int parse_group(struct reader *r, const struct kerf_yaml_node *map,
 {
 	const struct kerf_yaml_node *v[G_NR_];
 	struct kerf_scn_nodes *n = &r->sc->nodes[g];
-	int64_t gpus = 0;
+	int64_t gpus = 0, mig = 0;
 	int rc;
 
 	memset(n, 0, sizeof(*n));
@@ -661,9 +672,11 @@ static int parse_group(struct reader *r, const struct kerf_yaml_node *map,
 	    (rc = key_qty32(r, v[G_GPU_MEMORY], "gpu_memory_gib", &q_gpu_mem,
 			    &n->gpu_mem_mib)) < 0 ||
 	    (rc = key_qty_u32(r, v[G_DOMAIN], "nvlink_domain_nodes", &q_domain,
-			      &n->domain_nodes)) < 0)
+			      &n->domain_nodes)) < 0 ||
+	    (rc = key_qty(r, v[G_MIG], "mig_gpus", &q_node_gpus, &mig)) < 0)
 		return rc;
 	n->gpus = (int)gpus;
+	n->mig_gpus = (int)mig;
 	if (n->count > SCN_MAX_NODES - r->nr_cluster_nodes)
 		return kerf_yread_fail_key(&r->y, v[G_COUNT], "count",
 					   "more than 1048576 nodes in the cluster");
@@ -1139,7 +1152,7 @@ enum {
 	W_NAME, W_TENANT, W_CLASS, W_COUNT, W_START, W_EVERY, W_ARRIVAL,
 	W_DURATION_S, W_DURATION_H, W_DURATION, W_PODS, W_GPUS, W_FRACTION,
 	W_GPU_MEMORY, W_CPU, W_MEMORY, W_MODELS, W_MIN_COUNT, W_TOPOLOGY,
-	W_CHECKPOINT, W_UTILISATION, W_PROFILE, W_SHARING, W_NR_
+	W_CHECKPOINT, W_UTILISATION, W_PROFILE, W_SHARING, W_MIG, W_NR_
 };
 static const char *const generator_keys[W_NR_] = {
 	[W_NAME] = "name",
@@ -1165,6 +1178,7 @@ static const char *const generator_keys[W_NR_] = {
 	[W_UTILISATION] = "utilisation_pct",
 	[W_PROFILE] = "profile",
 	[W_SHARING] = "sharing",
+	[W_MIG] = "mig",
 };
 static const char *const dists[] = { "fixed", "exponential" };
 static const char *const topologies[] = { "any", "node", "nvlink", "pack" };
@@ -1251,6 +1265,9 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 	if (v[W_GPUS] && v[W_FRACTION])
 		return kerf_yread_fail_key(&r->y, v[W_FRACTION], "gpu_fraction",
 					   "give gpus or gpu_fraction, not both");
+	if (v[W_MIG] && (v[W_GPUS] || v[W_FRACTION]))
+		return kerf_yread_fail_key(&r->y, v[W_MIG], "mig",
+					   "a MIG profile is the pod's GPU: give mig or gpus/gpu_fraction, not both");
 	if ((rc = key_qty_u32(r, v[W_PODS], "pods", &q_pods, &g->set.count)) < 0 ||
 	    (rc = key_qty(r, v[W_GPUS], "gpus", &q_node_gpus, &gpus)) < 0 ||
 	    (rc = key_qty32(r, v[W_FRACTION], "gpu_fraction", &q_fraction,
@@ -1263,6 +1280,9 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 		return rc;
 	if (v[W_FRACTION]) {
 		pod->nr_gpus = 1;
+	} else if (v[W_MIG]) {
+		pod->nr_gpus = 1;
+		pod->gpu_milli = KERF_GPU_MILLI;   /* the profile's share: gen_sharing */
 	} else {
 		pod->nr_gpus = (uint8_t)gpus;
 		pod->gpu_milli = gpus > 0 ? KERF_GPU_MILLI : 0;
@@ -1291,10 +1311,76 @@ static int gen_pod(struct reader *r, const struct kerf_yaml_node **v,
 }
 
 /*
- * How a fraction shares its GPU: the pod's `sharing`, else the choice for
- * its `profile` (core/sharing.h) under its tenant's isolation.  The
- * simulated cluster places no MIG instances yet, so the choice is made as
- * if no model had MIG, and `sharing: mig` is refused.
+ * The MIG table a pod's MIG request is sized on: the model of the first
+ * node group with GPUs in MIG mode that the pod may use; NULL when none.
+ */
+static const struct kerf_mig_model *mig_table_for(struct reader *r,
+						  uint64_t model_mask)
+{
+	for (size_t i = 0; i < r->sc->nr_nodes; i++) {
+		const struct kerf_scn_nodes *n = &r->sc->nodes[i];
+		int m;
+
+		if (!n->mig_gpus)
+			continue;
+		m = find_model(r, n->model);
+		if (m >= 0 && (!model_mask || (model_mask >> m & 1)))
+			return kerf_mig_model_find(n->model);
+	}
+	return NULL;
+}
+
+/*
+ * Make pod a request for profile pi of mm: its compute slices and at
+ * least its memory, so that every model serves it with the same profile
+ * or the smallest one as large; charged the profile's share (the state
+ * charges the largest over the models it may run on).
+ */
+static void set_mig(struct kerf_pod *pod, const struct kerf_mig_model *mm,
+		    unsigned pi)
+{
+	int32_t mem = (int32_t)kerf_mig_profile_mem_mib(mm, pi);
+
+	pod->mig_slices = mm->profiles[pi].compute_slices;
+	if (pod->gpu_mem_mib < mem)
+		pod->gpu_mem_mib = mem;
+	pod->gpu_milli = kerf_mig_gpu_milli(mm, pi);
+	pod->share = KERF_SHARE_DEFAULT;
+}
+
+/* `mig: <profile>`: the pod asks for one MIG instance of that profile. */
+static int gen_mig(struct reader *r, const struct kerf_yaml_node **v,
+		   const struct kerf_mig_model *mm, int mech,
+		   struct kerf_scn_generator *g)
+{
+	char name[32];
+	int pi, rc;
+
+	if (mech != KERF_MECH_AUTO && mech != KERF_MECH_MIG)
+		return kerf_yread_fail_key(&r->y, v[W_SHARING], "sharing",
+					   "a pod asking a MIG profile is shared by MIG only");
+	if ((rc = kerf_yread_key_name(&r->y, v[W_MIG], "mig", sizeof(name) - 1,
+				      name)) < 0)
+		return rc;
+	if (!mm)
+		return kerf_yread_fail_key(&r->y, v[W_MIG], "mig",
+					   "no node group the pod may use has GPUs in MIG mode (mig_gpus)");
+	pi = kerf_mig_profile_find(mm, name);
+	if (pi < 0)
+		return kerf_yread_fail_key(&r->y, v[W_MIG], "mig",
+					   "not a MIG profile of the model the pod runs on");
+	if (mm->profiles[pi].media_ext)
+		return kerf_yread_fail_key(&r->y, v[W_MIG], "mig",
+					   "media-extension (+me) profiles are not placed by the scheduler");
+	set_mig(&g->set.req, mm, (unsigned)pi);
+	return 0;
+}
+
+/*
+ * How a GPU pod shares its GPU: the pod's `mig` profile, its `sharing`,
+ * else the choice for its `profile` (core/sharing.h) under its tenant's
+ * isolation.  MIG is chosen or allowed where a node group the pod may use
+ * has GPUs in MIG mode (`mig_gpus`); the request is sized on that model.
  */
 static int gen_sharing(struct reader *r, const struct kerf_yaml_node **v,
 		       struct kerf_scn_generator *g)
@@ -1302,6 +1388,7 @@ static int gen_sharing(struct reader *r, const struct kerf_yaml_node **v,
 	const char *profiles[KERF_PROFILE_COUNT_], *mechs[KERF_MECH_COUNT_];
 	struct kerf_sharing_choice c;
 	struct kerf_err why = { 0 };
+	const struct kerf_mig_model *mm;
 	const struct kerf_yaml_node *at = v[W_SHARING] ? v[W_SHARING] : v[W_PROFILE];
 	const char *key = v[W_SHARING] ? "sharing" : "profile";
 	int prof, mech, t;
@@ -1316,20 +1403,27 @@ static int gen_sharing(struct reader *r, const struct kerf_yaml_node **v,
 	if ((mech = key_word(r, v[W_SHARING], "sharing", mechs, KERF_MECH_COUNT_,
 			     KERF_MECH_AUTO)) < 0)
 		return mech;
+	mm = mig_table_for(r, g->set.req.model_mask);
+	if (v[W_MIG])
+		return gen_mig(r, v, mm, mech, g);
 	if (!at || g->set.req.nr_gpus == 0) {
 		if (at)
 			return kerf_yread_fail_key(&r->y, at, key,
 						   "given for pods without GPUs");
 		return 0;
 	}
-	if (mech == KERF_MECH_MIG)
+	if (mech == KERF_MECH_MIG && !mm)
 		return kerf_yread_fail_key(&r->y, at, key,
-					   "MIG placement in the scheduling core is not built yet (kerf sim mig plans MIG alone)");
+					   "no node group the pod may use has GPUs in MIG mode (mig_gpus)");
 	t = find_tenant(r->sc, g->tenant);
 	if (kerf_sharing_choose(&g->set.req, (enum kerf_wl_profile)prof,
 				(enum kerf_mechanism)mech,
-				r->sc->tenants[t].isolation, NULL, 0, &c, &why) < 0)
+				r->sc->tenants[t].isolation, mm, 0, &c, &why) < 0)
 		return kerf_yread_fail_key(&r->y, at, key, why.msg);
+	if (c.mech == KERF_MECH_MIG) {
+		set_mig(&g->set.req, mm, (unsigned)c.mig_profile);
+		return 0;
+	}
 	g->set.req.share = (uint8_t)c.share;
 	if (c.nvlink_domain && g->topology == KERF_TOPO_ANY && g->set.count > 1)
 		g->topology = KERF_TOPO_NVLINK;
@@ -1643,6 +1737,14 @@ static int build_cluster(const struct kerf_scenario *sc, struct kerf_cluster *c,
 						    err);
 			if (idx < 0)
 				return idx;
+			if (n->mig_gpus) {
+				int rc = kerf_cluster_set_mig(
+					c, (size_t)idx,
+					(uint16_t)((1u << n->mig_gpus) - 1), err);
+
+				if (rc < 0)
+					return rc;
+			}
 			if (n->domain_nodes == 0)
 				continue;
 			if (i % n->domain_nodes == 0)

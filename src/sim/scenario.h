@@ -34,6 +34,7 @@ struct kerf_scn_nodes {
 	char model[KERF_MODEL_NAME_MAX];  /* "" when gpus == 0 */
 	int32_t gpu_mem_mib;              /* per GPU; 0 = not tracked */
 	uint32_t domain_nodes;            /* nodes per NVLink domain; 0 = none */
+	int mig_gpus;                     /* GPUs of each node in MIG mode */
 };
 
 /* One quota line: resource is "cpu", "memory" or a GPU model name. */

@@ -4,6 +4,7 @@
  * simulator (the real core), with the invariants of `kerf sim check`
  * verified after every event and the scenario's own claim asserted.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "core/mig/geometry.h"
+#include "core/mig/place.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
@@ -419,6 +422,81 @@ static void test_isolation_levels(void **state)
 	kerf_scenario_release(&sc);
 }
 
+/* The MIG instance a one-pod workload runs on, as "node/gpu/profile@start". */
+static void mig_of(const struct kerf_timesim *ts, const struct kerf_workload *w,
+		   char *out, size_t len)
+{
+	const struct kerf_cluster *c = &ts->st.cluster;
+	const struct kerf_node *n = &c->nodes[w->pods[0].b.node];
+	int pi = kerf_pod_mig_profile(c, n, &w->sets[0].req);
+
+	assert_true(pi >= 0);
+	snprintf(out, len, "%s/%d/%s@%u", n->name, __builtin_ctz(w->pods[0].b.gpus),
+		 c->models[n->model].mig->profiles[pi].name, w->pods[0].b.mig_start);
+}
+
+static void test_mig_in_the_core(void **state)
+{
+	static const char *const names[] = { "lab-0", "lab-1", "serve-0", "serve-1",
+					     "serve-2", "serve-3", "secure-0" };
+	struct kerf_scenario sc;
+	struct kerf_timesim ts;
+	char where[7][64];
+	const struct kerf_workload *big, *train;
+
+	(void)state;
+	load(&sc, "mig.yaml");
+	sc.horizon_ms = 30 * 60 * 1000;   /* before lab's work ends */
+	run(&ts, &sc);
+	for (int i = 0; i < 7; i++) {
+		const struct kerf_workload *w = find_wl(&ts, names[i]);
+
+		assert_int_equal(w->state, KERF_WL_RUNNING);
+		mig_of(&ts, w, where[i], sizeof(where[i]));
+		printf("# %s on %s, charged %d milli\n", names[i], where[i],
+		       w->sets[0].req.gpu_milli);
+	}
+	big = find_wl(&ts, "big-0");
+	printf("# big: %s\n", big->pending_text);
+	assert_int_equal(big->state, KERF_WL_PENDING);
+	assert_non_null(strstr(big->pending_text, "MIG instances in use leave no room"));
+	train = find_wl(&ts, "train-0");
+	assert_string_equal(ts.st.cluster.nodes[train->pods[0].b.node].name, "full-0");
+	/* lab's two 3g share a GPU; serve and secure the other */
+	assert_memory_equal(where[0], "mig-0/0/", 8);
+	assert_memory_equal(where[1], "mig-0/0/", 8);
+	for (int i = 2; i < 7; i++)
+		assert_memory_equal(where[i], "mig-0/1/", 8);
+	kerf_timesim_release(&ts);
+
+	/* the whole run: big gets lab's GPU, carved again, once lab is done */
+	sc.horizon_ms = 90 * 60 * 1000;
+	run(&ts, &sc);
+	big = find_wl(&ts, "big-0");
+	assert_int_equal(big->state, KERF_WL_RUNNING);
+	{
+		char at[64];
+		const struct kerf_node *n = &ts.st.cluster.nodes[0];
+
+		mig_of(&ts, big, at, sizeof(at));
+		printf("# big started at %" PRId64 " s on %s; node mig-0: %u instances created, %u destroyed\n",
+		       big->start_ms / 1000, at, n->mig->nr_created, n->mig->nr_destroyed);
+		assert_string_equal(at, "mig-0/0/7g.80gb@0");
+		assert_true(big->start_ms >= 3600 * 1000 && big->start_ms <= 3620 * 1000);
+		/* 2 x 3g, 4 x 1g, 1 x 2g, then the 7g after both 3g went */
+		assert_int_equal(n->mig->nr_created, 8);
+		assert_int_equal(n->mig->nr_destroyed, 2);
+	}
+	for (int i = 2; i < 7; i++) {
+		char now[64];
+
+		mig_of(&ts, find_wl(&ts, names[i]), now, sizeof(now));
+		assert_string_equal(now, where[i]);
+	}
+	kerf_timesim_release(&ts);
+	kerf_scenario_release(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_through_handshake),
 		cmocka_unit_test(test_fair_share_2_to_1),
 		cmocka_unit_test(test_isolation_levels),
+		cmocka_unit_test(test_mig_in_the_core),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,11 +61,11 @@ static void test_bits_follow_binds(void **state)
 	assert_false(candidate(&c, half, 3));
 	/* node 0: 7 of 8 GPUs taken, one idle */
 	seven = whole(7);
-	assert_int_equal(kerf_cluster_bind(&c, &seven, (struct kerf_binding){ 0, 0x7f }, NULL), 0);
+	assert_int_equal(kerf_cluster_bind(&c, &seven, (struct kerf_binding){ 0, 0x7f, 0 }, NULL), 0);
 	assert_false(candidate(&c, two, 0));
 	assert_true(candidate(&c, whole(1), 0));
 	/* the last GPU half used: only fractions may still come */
-	assert_int_equal(kerf_cluster_bind(&c, &half, (struct kerf_binding){ 0, 0x80 }, NULL), 0);
+	assert_int_equal(kerf_cluster_bind(&c, &half, (struct kerf_binding){ 0, 0x80, 0 }, NULL), 0);
 	assert_false(candidate(&c, whole(1), 0));
 	assert_true(candidate(&c, half, 0));
 	/* cordoned: nothing */
@@ -75,7 +75,7 @@ static void test_bits_follow_binds(void **state)
 	kerf_cluster_cordon(&c, 1, false);
 	assert_true(candidate(&c, eight, 1));
 	/* unbinding gives the bits back */
-	assert_int_equal(kerf_cluster_unbind(&c, &half, (struct kerf_binding){ 0, 0x80 }, NULL), 0);
+	assert_int_equal(kerf_cluster_unbind(&c, &half, (struct kerf_binding){ 0, 0x80, 0 }, NULL), 0);
 	assert_true(candidate(&c, whole(1), 0));
 	assert_int_equal(kerf_cluster_check(&c, NULL), 0);
 	kerf_cluster_release(&c);
@@ -115,7 +115,7 @@ static void test_sound_under_random_churn(void **state)
 
 			assert_int_not_equal(gpus, 0);
 			held[nr_held].p = p;
-			held[nr_held].b = (struct kerf_binding){ (uint32_t)i, gpus };
+			held[nr_held].b = (struct kerf_binding){ (uint32_t)i, gpus, 0 };
 			assert_int_equal(kerf_cluster_bind(&c, &p, held[nr_held].b, NULL), 0);
 			nr_held++;
 		} else if (nr_held > 0) {

@@ -377,7 +377,7 @@ static void test_frag_view(void **state)
 	assert_int_equal(kerf_cluster_model(&c, "b", 0, NULL), 1);
 	assert_int_equal(kerf_cluster_add_node(&c, "n", 16000, 8192, 1, 3,
 					       NULL), 0);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 4 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 4, 0 },
 					   NULL), 0);
 	kerf_frag_view_of(&v, &c.nodes[0]);
 	assert_int_equal(v.cpu_free_milli, 13000);

@@ -153,7 +153,7 @@ static uint32_t pick_among(const int32_t *s, int nr)
 	struct kerf_sched sched;
 	struct table t = { 0 };
 	struct kerf_pod p = { .cpu_milli = 1000 };
-	struct kerf_binding b = { 99, 99 };
+	struct kerf_binding b = { 99, 99, 0 };
 	struct kerf_status st;
 
 	make_cluster(&c, nr, nr);
@@ -362,7 +362,7 @@ static void expect_no_fit(struct kerf_sched *s, const struct kerf_cluster *c,
 			  const struct kerf_pod *p, enum kerf_code code,
 			  const char *reason)
 {
-	struct kerf_binding b = { 77, 77 };
+	struct kerf_binding b = { 77, 77, 0 };
 	struct kerf_status st;
 
 	memset(&st, 0, sizeof(st));
@@ -402,7 +402,7 @@ static void test_explain_fit_reasons(void **state)
 					       2, NULL), 5);
 	for (uint16_t g = 0; g < 3; g++)
 		assert_int_equal(kerf_cluster_bind(&c, &w,
-			(struct kerf_binding){ 2, (uint16_t)(1u << g) }, NULL), 0);
+			(struct kerf_binding){ 2, (uint16_t)(1u << g), 0 }, NULL), 0);
 	args.cluster = &c;
 	assert_int_equal(kerf_policy_build(&pol, "first-fit", &args, NULL), 0);
 	kerf_sched_init(&sched, &pol);
@@ -460,7 +460,7 @@ static void test_explain_no_gpu_choice(void **state)
 	for (uint32_t i = 0; i < 2; i++)
 		for (uint16_t g = 0; g < 4; g++)
 			assert_int_equal(kerf_cluster_bind(&c, &f,
-				(struct kerf_binding){ i, (uint16_t)(1u << g) },
+				(struct kerf_binding){ i, (uint16_t)(1u << g), 0 },
 				NULL), 0);
 	make_policy(&pol, &t, &c, true);
 	kerf_sched_init(&sched, &pol);
@@ -847,7 +847,7 @@ static void compare_cached_uncached(const char *policy, uint64_t seed)
 	assert_true(sa.cacheable);
 	su.cacheable = false;
 	for (int i = 0; i < STEPS; i++) {
-		struct kerf_binding ba = { 0, 0 }, bu = { 0, 0 };
+		struct kerf_binding ba = { 0, 0, 0 }, bu = { 0, 0, 0 };
 		struct kerf_status sta, stu;
 		enum kerf_code ka, ku;
 

@@ -45,7 +45,7 @@ static void node_with_used(struct kerf_cluster *c, int32_t mem,
 		if (used[g] == KERF_GPU_MILLI)
 			p = whole(1);
 		assert_int_equal(kerf_cluster_bind(c, &p,
-			(struct kerf_binding){ 0, (uint16_t)(1u << g) }, NULL), 0);
+			(struct kerf_binding){ 0, (uint16_t)(1u << g), 0 }, NULL), 0);
 	}
 }
 
@@ -153,10 +153,10 @@ static void test_memory_request(void **state)
 	node_with_used(&c, 16384, used, 3);
 	/* GPU 0: 900 milli and 4000 MiB free; GPU 1: 500 milli, all memory. */
 	p = frac(100, 12384);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 1, 0 },
 					   NULL), 0);
 	p = frac(500, 0);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 2 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 2, 0 },
 					   NULL), 0);
 	/* Best fit by milli would be GPU 1, then GPU 0; memory decides. */
 	p = frac(100, 4000);

@@ -302,21 +302,62 @@ static void test_gpu_milli(void **state)
 	const struct kerf_mig_model *all = kerf_mig_models(&nr);
 
 	(void)state;
-	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.10gb")), 143);
-	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.20gb")), 143);
-	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "3g.40gb")), 429);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.10gb")), 142);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "1g.20gb")), 142);
+	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "3g.40gb")), 428);
 	assert_int_equal(kerf_mig_gpu_milli(h100, (unsigned)kerf_mig_profile_find(h100, "7g.80gb")), 1000);
 	assert_int_equal(kerf_mig_gpu_milli(a30, (unsigned)kerf_mig_profile_find(a30, "2g.12gb")), 500);
-	/* a full GPU of any profile charges 1000 give or take the rounding */
+	/*
+	 * Rounded down: within one milli of the exact share, and the charges
+	 * of every legal layout (the maximal ones of the enumeration are
+	 * built below by filling greedily) never pass 1000.
+	 */
 	for (size_t i = 0; i < nr; i++)
 		for (unsigned p = 0; p < all[i].nr_profiles; p++) {
 			int32_t one = kerf_mig_gpu_milli(&all[i], p);
-			int n = all[i].compute_slices / all[i].profiles[p].compute_slices;
+			int32_t exact = 1000 * all[i].profiles[p].compute_slices;
+			struct kerf_mig_layout l = { .nr = 0 };
+			int32_t sum = 0;
 
-			assert_true(one * n >= 1000 * n * all[i].profiles[p].compute_slices /
-						       all[i].compute_slices);
-			assert_true(one * n <= 1000 + n);
+			assert_true(one * all[i].compute_slices <= exact);
+			assert_true((one + 1) * all[i].compute_slices > exact);
+			/* as many of p as fit, then 1g-sized fill: still <= 1000 */
+			for (unsigned q = p; q < all[i].nr_profiles + p; q++) {
+				unsigned r = q % all[i].nr_profiles;
+
+				for (unsigned s = 0; s < all[i].mem_slices; s++)
+					if (kerf_mig_can_add(&all[i], &l, r, s)) {
+						l.inst[l.nr++] = (struct kerf_mig_instance){
+							.profile = (uint8_t)r, .start = (uint8_t)s };
+						sum += kerf_mig_gpu_milli(&all[i], r);
+					}
+			}
+			assert_int_equal(kerf_mig_layout_check(&all[i], &l, NULL), 0);
+			assert_true(sum <= 1000);
 		}
+}
+
+/* The profile serving a request: fewest compute slices, then memory. */
+static void test_profile_for(void **state)
+{
+	const struct kerf_mig_model *h100 = kerf_mig_model_find("H100-80GB");
+	const struct kerf_mig_model *a100 = kerf_mig_model_find("A100-40GB");
+	const struct kerf_mig_model *a80 = kerf_mig_model_find("A100-80GB");
+
+	(void)state;
+	assert_string_equal(h100->profiles[kerf_mig_profile_for(h100, 1, 0)].name, "1g.10gb");
+	assert_string_equal(h100->profiles[kerf_mig_profile_for(h100, 1, 15 * 1024)].name, "1g.20gb");
+	assert_string_equal(h100->profiles[kerf_mig_profile_for(h100, 2, 0)].name, "2g.20gb");
+	assert_string_equal(h100->profiles[kerf_mig_profile_for(h100, 1, 30 * 1024)].name, "3g.40gb");
+	assert_string_equal(h100->profiles[kerf_mig_profile_for(h100, 5, 0)].name, "7g.80gb");
+	assert_int_equal(kerf_mig_profile_for(h100, 8, 0), -1);
+	assert_int_equal(kerf_mig_profile_for(h100, 1, 200 * 1024), -1);
+	/* A100-40GB: 15 GiB needs the 3g.20gb (the 2g.10gb has 9856 MiB) */
+	assert_string_equal(a100->profiles[kerf_mig_profile_for(a100, 1, 15 * 1024)].name, "3g.20gb");
+	/* unpublished sizes: the share of the memory slices */
+	assert_int_equal(kerf_mig_profile_mem_mib(a80, (unsigned)kerf_mig_profile_find(a80, "1g.10gb")),
+			 a80->mem_mib / 8);
+	assert_string_equal(a80->profiles[kerf_mig_profile_for(a80, 1, a80->mem_mib / 8)].name, "1g.10gb");
 }
 
 int main(void)
@@ -329,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_enumeration),
 		cmocka_unit_test(test_check_errors),
 		cmocka_unit_test(test_gpu_milli),
+		cmocka_unit_test(test_profile_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -358,11 +358,11 @@ static void test_misfit_gpu(void **state)
 	/* t4x2: GPU 0 holds 700, GPU 1 one whole pod. */
 	p = fraction(700, 0);
 	assert_int_equal(kerf_cluster_bind(&c, &p,
-					   (struct kerf_binding){ 2, 1u << 0 },
+					   (struct kerf_binding){ 2, 1u << 0, 0 },
 					   NULL), 0);
 	p = whole(1);
 	assert_int_equal(kerf_cluster_bind(&c, &p,
-					   (struct kerf_binding){ 2, 1u << 1 },
+					   (struct kerf_binding){ 2, 1u << 1, 0 },
 					   NULL), 0);
 	p = fraction(300, 0);
 	assert_int_equal(kerf_node_misfit(&c, &c.nodes[2], &p),
@@ -412,7 +412,7 @@ static void test_bind_unbind_arithmetic(void **state)
 	struct kerf_node orig;
 	const struct kerf_node *n;
 	struct kerf_pod f = fraction(300, 10000), w = whole(2);
-	struct kerf_binding bf = { 1, 1u << 1 }, bw = { 1, (1u << 0) | (1u << 3) };
+	struct kerf_binding bf = { 1, 1u << 1, 0 }, bw = { 1, (1u << 0) | (1u << 3), 0 };
 
 	(void)state;
 	setup_cluster(&c);
@@ -469,7 +469,7 @@ static void test_bind_cpu_only_and_exact_fill(void **state)
 
 	(void)state;
 	setup_cluster(&c);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 0 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 0, 0 },
 					   NULL), 0);
 	assert_int_equal(c.nodes[0].cpu_free_milli, 0);
 	assert_int_equal(c.nodes[0].mem_free_mib, 0);
@@ -478,7 +478,7 @@ static void test_bind_cpu_only_and_exact_fill(void **state)
 		assert_int_equal(c.nodes[0].nr_pods_by_class[k], 0);
 	/* Exactly the whole GPU memory and milli. */
 	f.gpu_mem_mib = 16384;
-	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 2, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 2, 1, 0 },
 					   NULL), 0);
 	assert_int_equal(c.nodes[2].gpu_free_milli[0], 0);
 	assert_int_equal(c.nodes[2].gpu_mem_free_mib[0], 0);
@@ -517,47 +517,47 @@ static void test_bind_refusals(void **state)
 	setup_cluster(&c);
 	/* Some state first, so that "unchanged" is not trivially zero. */
 	p = fraction(600, 8000);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 2, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 2, 1, 0 },
 					   NULL), 0);
 
 	p = whole(1);
-	expect_refused(&c, &p, (struct kerf_binding){ 4, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 4, 1, 0 }, false,
 		       "binding: node 4 does not exist");
-	expect_refused(&c, &p, (struct kerf_binding){ 1, 3 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 1, 3, 0 }, false,
 		       "binding on 'a100x4': 2 GPUs chosen for a pod asking 1");
-	expect_refused(&c, &p, (struct kerf_binding){ 1, 0 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 1, 0, 0 }, false,
 		       "binding on 'a100x4': 0 GPUs chosen for a pod asking 1");
-	expect_refused(&c, &p, (struct kerf_binding){ 1, 1u << 4 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 1, 1u << 4, 0 }, false,
 		       "binding on 'a100x4': GPU index beyond 4 GPUs");
-	expect_refused(&c, &p, (struct kerf_binding){ 0, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 0, 1, 0 }, false,
 		       "binding on 'cpu': GPU index beyond 0 GPUs");
 	p.model_mask = 1u << 1;
-	expect_refused(&c, &p, (struct kerf_binding){ 1, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 1, 1, 0 }, false,
 		       "binding on 'a100x4': GPU model A100 not allowed");
 	/* A whole GPU on the shared one. */
-	expect_refused(&c, &p, (struct kerf_binding){ 2, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 2, 1, 0 }, false,
 		       "binding on 't4x2': GPU 0 overcommitted");
 	p = fraction(401, 0);
-	expect_refused(&c, &p, (struct kerf_binding){ 2, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 2, 1, 0 }, false,
 		       "binding on 't4x2': GPU 0 overcommitted");
 	p = fraction(400, 8385); /* 8384 MiB left on GPU 0 */
-	expect_refused(&c, &p, (struct kerf_binding){ 2, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 2, 1, 0 }, false,
 		       "binding on 't4x2': GPU 0 overcommitted");
 	p = fraction(100, 1);    /* memory on a GPU that does not track it */
-	expect_refused(&c, &p, (struct kerf_binding){ 3, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 3, 1, 0 }, false,
 		       "binding on 'xx2': GPU 0 overcommitted");
 	p = (struct kerf_pod){ .cpu_milli = 32001 };
-	expect_refused(&c, &p, (struct kerf_binding){ 0, 0 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 0, 0, 0 }, false,
 		       "binding on 'cpu': cpu or memory overcommitted");
 	p = (struct kerf_pod){ .mem_mib = 131073 };
-	expect_refused(&c, &p, (struct kerf_binding){ 0, 0 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 0, 0, 0 }, false,
 		       "binding on 'cpu': cpu or memory overcommitted");
 	p = (struct kerf_pod){ .cpu_milli = 1 };
-	expect_refused(&c, &p, (struct kerf_binding){ 0, 1 }, false,
+	expect_refused(&c, &p, (struct kerf_binding){ 0, 1, 0 }, false,
 		       "binding on 'cpu': 1 GPUs chosen for a pod asking 0");
 	/* Just fits: 400 milli and 8384 MiB. */
 	p = fraction(400, 8384);
-	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 2, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 2, 1, 0 },
 					   NULL), 0);
 	assert_int_equal(kerf_cluster_check(&c, NULL), 0);
 	kerf_cluster_release(&c);
@@ -570,39 +570,39 @@ static void test_unbind_refusals(void **state)
 
 	(void)state;
 	setup_cluster(&c);
-	expect_refused(&c, &f, (struct kerf_binding){ 1, 1 }, true,
+	expect_refused(&c, &f, (struct kerf_binding){ 1, 1, 0 }, true,
 		       "unbind on 'a100x4': pod was not bound here");
-	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 1, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 1, 1, 0 },
 					   NULL), 0);
 	/* More cpu or memory back than the node has in use. */
 	cpu = (struct kerf_pod){ .cpu_milli = 1001 };
-	expect_refused(&c, &cpu, (struct kerf_binding){ 1, 0 }, true,
+	expect_refused(&c, &cpu, (struct kerf_binding){ 1, 0, 0 }, true,
 		       "unbind on 'a100x4': pod was not bound here");
 	cpu = (struct kerf_pod){ .mem_mib = 2049 };
-	expect_refused(&c, &cpu, (struct kerf_binding){ 1, 0 }, true,
+	expect_refused(&c, &cpu, (struct kerf_binding){ 1, 0, 0 }, true,
 		       "unbind on 'a100x4': pod was not bound here");
 	/* The GPU holds 600: giving back a whole GPU would pass 1000. */
 	w.cpu_milli = 0;
 	w.mem_mib = 0;
-	expect_refused(&c, &w, (struct kerf_binding){ 1, 1 }, true,
+	expect_refused(&c, &w, (struct kerf_binding){ 1, 1, 0 }, true,
 		       "unbind on 'a100x4': GPU 0 was not held");
 	/* GPU 1 was never used. */
-	expect_refused(&c, &f, (struct kerf_binding){ 1, 2 }, true,
+	expect_refused(&c, &f, (struct kerf_binding){ 1, 2, 0 }, true,
 		       "unbind on 'a100x4': GPU 1 was not held");
 	/* GPU memory that was never taken cannot come back. */
 	{
 		struct kerf_pod more = f;
 
 		more.gpu_mem_mib = 4096;
-		expect_refused(&c, &more, (struct kerf_binding){ 1, 1 }, true,
+		expect_refused(&c, &more, (struct kerf_binding){ 1, 1, 0 }, true,
 			       "unbind on 'a100x4': GPU 0 was not held");
 	}
-	expect_refused(&c, &w, (struct kerf_binding){ 9, 1 }, true,
+	expect_refused(&c, &w, (struct kerf_binding){ 9, 1, 0 }, true,
 		       "binding: node 9 does not exist");
-	expect_refused(&c, &f, (struct kerf_binding){ 1, 0 }, true,
+	expect_refused(&c, &f, (struct kerf_binding){ 1, 0, 0 }, true,
 		       "binding on 'a100x4': 0 GPUs chosen for a pod asking 1");
 	/* The real pod comes back fine. */
-	assert_int_equal(kerf_cluster_unbind(&c, &f, (struct kerf_binding){ 1, 1 },
+	assert_int_equal(kerf_cluster_unbind(&c, &f, (struct kerf_binding){ 1, 1, 0 },
 					     NULL), 0);
 	assert_int_equal(c.nodes[1].gpu_free_milli[0], 1000);
 	assert_int_equal(c.nodes[1].nr_pods, 0);
@@ -618,9 +618,9 @@ static void test_unbind_class_not_bound(void **state)
 	(void)state;
 	setup_cluster(&c);
 	/* One 2-GPU pod; giving back two 1-GPU pods is not the same class. */
-	assert_int_equal(kerf_cluster_bind(&c, &two, (struct kerf_binding){ 1, 3 },
+	assert_int_equal(kerf_cluster_bind(&c, &two, (struct kerf_binding){ 1, 3, 0 },
 					   NULL), 0);
-	expect_refused(&c, &one, (struct kerf_binding){ 1, 1 }, true,
+	expect_refused(&c, &one, (struct kerf_binding){ 1, 1, 0 }, true,
 		       "unbind on 'a100x4': no pod of this class bound");
 	kerf_cluster_release(&c);
 }
@@ -639,7 +639,7 @@ static void test_stamps(void **state)
 	for (int step = 0; step < 20; step++) {
 		int j = step < 10 ? step : 19 - step; /* unbind in reverse */
 		struct kerf_binding b = { 1 + (uint32_t)(j % 3),
-					  (uint16_t)(1u << (j % 2)) };
+					  (uint16_t)(1u << (j % 2)), 0 };
 		uint32_t others[4];
 		int rc;
 
@@ -680,7 +680,7 @@ static void expect_check_fails(void (*corrupt)(struct kerf_node *n),
 	struct kerf_pod f = fraction(250, 1000);
 
 	setup_cluster(&c);
-	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 1, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &f, (struct kerf_binding){ 1, 1, 0 },
 					   NULL), 0);
 	assert_int_equal(kerf_cluster_check(&c, &err), 0);
 	corrupt(&c.nodes[1]);
@@ -758,7 +758,7 @@ static void test_copy_is_deep(void **state)
 
 	(void)state;
 	setup_cluster(&src);
-	assert_int_equal(kerf_cluster_bind(&src, &f, (struct kerf_binding){ 2, 2 },
+	assert_int_equal(kerf_cluster_bind(&src, &f, (struct kerf_binding){ 2, 2, 0 },
 					   NULL), 0);
 	assert_int_equal(kerf_cluster_copy(&dst, &src), 0);
 	assert_int_equal(dst.nr_nodes, 4);
@@ -776,7 +776,7 @@ static void test_copy_is_deep(void **state)
 	assert_ptr_not_equal(dst.nodes, src.nodes);
 	memcpy(saved, dst.nodes, sizeof(saved));
 	/* Changing or freeing the source leaves the copy alone. */
-	assert_int_equal(kerf_cluster_bind(&src, &f, (struct kerf_binding){ 2, 1 },
+	assert_int_equal(kerf_cluster_bind(&src, &f, (struct kerf_binding){ 2, 1, 0 },
 					   NULL), 0);
 	kerf_cluster_release(&src);
 	assert_memory_equal(saved, dst.nodes, sizeof(saved));

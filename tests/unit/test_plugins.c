@@ -53,7 +53,7 @@ static void bind(struct fixture *f, uint32_t node, uint16_t gpus,
 			      .gpu_milli = milli };
 
 	assert_int_equal(kerf_cluster_bind(&f->c, &p,
-					   (struct kerf_binding){ node, gpus },
+					   (struct kerf_binding){ node, gpus, 0 },
 					   NULL), 0);
 }
 
@@ -101,7 +101,7 @@ static int32_t score(struct fixture *f, size_t i, const struct kerf_pod *p,
 static uint32_t select_node(struct fixture *f, const struct kerf_pod *p,
 			    uint16_t *gpus)
 {
-	struct kerf_binding b = { 999, 0 };
+	struct kerf_binding b = { 999, 0, 0 };
 	struct kerf_status st;
 
 	if (kerf_sched_select(&f->sched, &f->c, p, &b, &st) != KERF_FIT)

@@ -123,7 +123,7 @@ static void test_built_policy_places(void **state)
 		struct kerf_policy_args args = { .cluster = &c, .dist = &d };
 		struct kerf_policy pol;
 		struct kerf_sched s;
-		struct kerf_binding b = { 9, 0 };
+		struct kerf_binding b = { 9, 0, 0 };
 		struct kerf_status st;
 
 		assert_int_equal(kerf_policy_build(&pol, names[i], &args, NULL),

@@ -620,8 +620,36 @@ struct reject {
 #define GROUP(fields) B1 "cluster:\n  nodes:\n    - { " fields " }\n"
 #define NODE "prefix: n, count: 1, cpu: 1, memory_gib: 1"
 
+/* a node group with its GPUs in MIG mode; the workload is on line 11 */
+#define MIG_BASE B1                                                     \
+	"cluster:\n  nodes:\n    - { prefix: n, count: 1, cpu: 8, memory_gib: 64, " \
+	"gpus: 2, model: H100-80GB, mig_gpus: 2 }\n" B_CLASSES            \
+	"tenants:\n  - { name: team }\n"
+#define MIG_WL(fields)                                                  \
+	MIG_BASE "workload:\n  - { name: w, tenant: team, class: low, duration_s: 60, " fields " }\n"
+
 /* clang-format off */
 static const struct reject rejects[] = {
+	{ "mig: the control", MIG_WL("mig: 3g.40gb"), NULL },
+	{ "mig: sized from a fraction, the control", MIG_WL("gpu_fraction: 0.3, sharing: mig"), NULL },
+	{ "mig_gpus on a model without MIG", GROUP(NODE ", gpus: 2, model: L4, mig_gpus: 1"),
+	  "s.yaml:4: cluster.nodes[0].mig_gpus: the model has no MIG profiles*" },
+	{ "mig_gpus over gpus", GROUP(NODE ", gpus: 2, model: H100-80GB, mig_gpus: 3"),
+	  "s.yaml:4: cluster.nodes[0].mig_gpus: more than the node's gpus" },
+	{ "mig_gpus without gpus", GROUP(NODE ", mig_gpus: 1"),
+	  "s.yaml:4: cluster.nodes[0].mig_gpus: given for nodes without GPUs (gpus is 0)" },
+	{ "mig without MIG nodes", WL("mig: 1g.10gb"),
+	  "s.yaml:20: workload[0].mig: no node group the pod may use has GPUs in MIG mode (mig_gpus)" },
+	{ "sharing mig without MIG nodes", WL("gpu_fraction: 0.5, sharing: mig"),
+	  "s.yaml:20: workload[0].sharing: no node group the pod may use has GPUs in MIG mode (mig_gpus)" },
+	{ "mig with gpus", WL("gpus: 1, mig: 1g.10gb"),
+	  "s.yaml:20: workload[0].mig: a MIG profile is the pod's GPU: give mig or gpus/gpu_fraction, not both" },
+	{ "mig profile unknown", MIG_WL("mig: 2g.5gb"),
+	  "s.yaml:11: workload[0].mig: not a MIG profile of the model the pod runs on" },
+	{ "mig media extension", MIG_WL("mig: 1g.10gb+me"),
+	  "s.yaml:11: workload[0].mig: media-extension (+me) profiles are not placed by the scheduler" },
+	{ "mig shared by mps", MIG_WL("mig: 1g.10gb, sharing: mps"),
+	  "s.yaml:11: workload[0].sharing: a pod asking a MIG profile is shared by MIG only" },
 	{ "document is empty", "", "s.yaml:1: the scenario is empty" },
 	{ "document is a comment", "# nothing\n", "s.yaml:1: the scenario is empty" },
 	{ "document is not a mapping", "- a\n- b\n",
@@ -662,7 +690,7 @@ static const struct reject rejects[] = {
 	{ "unknown top-level key", B1 "horizon: 3\n",
 	  "s.yaml:2: horizon: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
 	{ "unknown nested key", GROUP(NODE ", gpu: 1"),
-	  "s.yaml:4: cluster.nodes[0].gpu: unknown key (known: prefix, count, cpu, memory_gib, gpus, model, gpu_memory_gib, nvlink_domain_nodes)" },
+	  "s.yaml:4: cluster.nodes[0].gpu: unknown key (known: prefix, count, cpu, memory_gib, gpus, model, gpu_memory_gib, nvlink_domain_nodes, mig_gpus)" },
 	{ "key given twice", B1 "seed: 1\nseed: 2\n" B_CLUSTER,
 	  "s.yaml:3: seed: given twice" },
 	{ "cluster missing", B1 "name: x\n", "s.yaml:1: cluster: missing" },

@@ -245,7 +245,7 @@ static void test_stamp_and_size_changes(void **state)
 	kerf_score_cache_init(&sc, 4);
 	fill(kerf_score_cache_row(&sc, &c, &p), 9);
 	/* Stamps moving forward keep the rows (entries are per node stamp). */
-	assert_int_equal(kerf_cluster_bind(&c, &q, (struct kerf_binding){ 1, 1 },
+	assert_int_equal(kerf_cluster_bind(&c, &q, (struct kerf_binding){ 1, 1, 0 },
 					   NULL), 0);
 	r = kerf_score_cache_row(&sc, &c, &p);
 	assert_int_equal(r[0].score, 9);

@@ -282,3 +282,37 @@ int kerf_mig_layout_check(const struct kerf_mig_model *m,
 	}
 	return 0;
 }
+
+uint32_t kerf_mig_profile_mem_mib(const struct kerf_mig_model *m, unsigned p)
+{
+	const struct kerf_mig_profile *pr = &m->profiles[p];
+
+	if (pr->mem_mib)
+		return pr->mem_mib;
+	return (uint32_t)((uint64_t)m->mem_mib * pr->mem_slices / m->mem_slices);
+}
+
+int kerf_mig_profile_for(const struct kerf_mig_model *m, unsigned slices,
+			 uint32_t mem_mib)
+{
+	int best = -1;
+
+	for (unsigned p = 0; p < m->nr_profiles; p++) {
+		const struct kerf_mig_profile *pr = &m->profiles[p];
+		const struct kerf_mig_profile *b;
+
+		if (pr->media_ext || pr->compute_slices < slices ||
+		    kerf_mig_profile_mem_mib(m, p) < mem_mib)
+			continue;
+		if (best < 0) {
+			best = (int)p;
+			continue;
+		}
+		b = &m->profiles[best];
+		if (pr->compute_slices < b->compute_slices ||
+		    (pr->compute_slices == b->compute_slices &&
+		     pr->mem_slices < b->mem_slices))
+			best = (int)p;
+	}
+	return best;
+}

@@ -67,16 +67,31 @@ int kerf_mig_profile_find(const struct kerf_mig_model *m, const char *name);
 
 /*
  * What an instance of profile p counts against a quota, in GPU-milli of
- * the flavor: its share of the GPU's compute slices, rounded up (a 3g on a
- * 7-slice GPU counts 429, a 7g 1000; the compute slices of a legal layout
- * never add up to more than the GPU's, so neither do the charges, but for
- * the rounding of at most 1 milli per instance).
+ * the flavor: its share of the GPU's compute slices, rounded down (a 3g
+ * on a 7-slice GPU counts 428, a 1g 142, a 7g 1000).  Rounding down keeps
+ * the charges of a legal layout within 1000, since its compute slices
+ * never add up to more than the GPU's: seven 1g count 994, a 3g and a 4g
+ * 999.  The charges are what a node's MIG GPU holds in use.
  */
 static inline int32_t kerf_mig_gpu_milli(const struct kerf_mig_model *m, unsigned p)
 {
-	return (int32_t)((m->profiles[p].compute_slices * 1000 + m->compute_slices - 1) /
-			 m->compute_slices);
+	return (int32_t)(m->profiles[p].compute_slices * 1000 / m->compute_slices);
 }
+
+/*
+ * Memory of an instance of profile p in MiB: as listed, or where no size
+ * was published its share of the GPU's memory slices.
+ */
+uint32_t kerf_mig_profile_mem_mib(const struct kerf_mig_model *m, unsigned p);
+
+/*
+ * The profile that serves a request of at least `slices` compute slices
+ * and `mem_mib` of memory: the fewest compute slices, then the fewest
+ * memory slices, never a "+me" profile (media engines are asked for by
+ * name), lowest index on ties.  -1 when no profile is large enough.
+ */
+int kerf_mig_profile_for(const struct kerf_mig_model *m, unsigned slices,
+			 uint32_t mem_mib);
 
 /* The memory slices an instance of profile p at start covers, as a bitmask. */
 static inline uint32_t kerf_mig_span(const struct kerf_mig_profile *p,
