@@ -86,6 +86,8 @@ int kerf_cmd_sim_check(int argc, char **argv)
 	       res.admissions, res.preemptions, res.evictions);
 	printf("isolation: after the events, %" PRIu64 " GPUs found shared by fractions, %" PRIu64 " of them within a tenant-level tenant\n",
 	       res.shared_gpu_checks, res.tenant_gpu_checks);
+	printf("MIG: after the events, %" PRIu64 " instances in use checked, on %" PRIu64 " GPUs holding two or more\n",
+	       res.mig_instance_checks, res.mig_shared_gpu_checks);
 	printf("%u runs, %" PRIu64 " events, %" PRIu64 " violations\n", res.runs,
 	       res.events, res.violations);
 	if (res.violations) {

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "core/mig/place.h"
 #include "sim/timesim.h"
 
-static const char *const model_names[] = { "A100", "H100", "L4" };
+/* the first two have MIG tables (core/mig/geometry.h), L4 none */
+static const char *const model_names[] = { "A100-40GB", "H100-80GB", "L4" };
 
 static int64_t between(struct kerf_rng *r, int64_t lo, int64_t hi)
 {
@@ -202,6 +204,38 @@ static void gen_workload(struct kerf_rng *r, struct kerf_scenario *sc, int model
 	}
 }
 
+/*
+ * MIG, drawn from a stream of its own so that a seed without it keeps the
+ * scenario it always had: in half of the runs, each group of a model with
+ * MIG has a third chance of GPUs in MIG mode, and each generator of
+ * one-GPU pods a third chance of asking an instance (1 to 7 compute
+ * slices, the memory it had).  Hardware-isolated tenants' fractions then
+ * become MIG instances too (kerf_state_submit).
+ */
+static void gen_mig(uint64_t seed, struct kerf_scenario *sc)
+{
+	struct kerf_rng r;
+
+	kerf_rng_seed(&r, seed ^ 0x31690u);
+	if (kerf_rng_below(&r, 2))
+		return;
+	for (size_t i = 0; i < sc->nr_nodes; i++) {
+		struct kerf_scn_nodes *g = &sc->nodes[i];
+
+		if (g->gpus > 0 && strcmp(g->model, "L4") && !kerf_rng_below(&r, 3))
+			g->mig_gpus = (int)between(&r, 1, g->gpus);
+	}
+	for (size_t i = 0; i < sc->nr_generators; i++) {
+		struct kerf_pod *p = &sc->generators[i].set.req;
+
+		if (p->nr_gpus != 1 || kerf_rng_below(&r, 3))
+			continue;
+		p->mig_slices = (uint8_t)between(&r, 1, 7);
+		p->gpu_milli = p->mig_slices * KERF_GPU_MILLI / 7;
+		p->share = KERF_SHARE_DEFAULT;
+	}
+}
+
 int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
 			struct kerf_err *err)
 {
@@ -228,6 +262,7 @@ int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
 	gen_classes(&r, sc);
 	gen_tenants(&r, sc, models);
 	gen_workload(&r, sc, models);
+	gen_mig(seed, sc);
 	/*
 	 * A model named in a pod mask or quota may have no node: the loader
 	 * would reject a quota on it, so drop such quota lines here.
@@ -256,6 +291,7 @@ struct checker {
 	uint64_t seed;
 	uint64_t violations;
 	uint64_t shared, in_tenant;     /* GPUs shared by fractions, per event */
+	uint64_t mig_in_use, mig_gpus_shared; /* MIG instances in use, per event */
 	char first[512];
 };
 
@@ -344,11 +380,20 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 	for (size_t i = 0; i < ts->st.cluster.nr_nodes; i++) {
 		const struct kerf_node *n = &ts->st.cluster.nodes[i];
 
-		for (int g = 0; g < n->nr_gpus; g++)
+		for (int g = 0; g < n->nr_gpus; g++) {
+			unsigned in_use = 0;
+
 			if (n->gpu_nr_fractions[g] >= 2) {
 				c->shared++;
 				c->in_tenant += n->gpu_isolation[g] == KERF_ISOLATION_TENANT;
 			}
+			if (!(n->mig_gpus >> g & 1))
+				continue;
+			for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+				in_use += n->mig->gpu[g].inst[k].in_use;
+			c->mig_in_use += in_use;
+			c->mig_gpus_shared += in_use >= 2;
+		}
 	}
 	/* A quota edit may itself move claims over a limit (RS-21): allowed;
 	 * what must never happen is an admission that grows one there. */
@@ -479,6 +524,8 @@ static int run_one(uint64_t seed, struct kerf_check_result *res,
 	res->events += ts.nr_events;
 	res->shared_gpu_checks += c.shared;
 	res->tenant_gpu_checks += c.in_tenant;
+	res->mig_instance_checks += c.mig_in_use;
+	res->mig_shared_gpu_checks += c.mig_gpus_shared;
 	for (size_t t = 1; t < ts.st.tenants.nr; t++) {
 		res->preemptions += ts.tenant[t].preempted;
 		res->evictions += ts.tenant[t].evicted;

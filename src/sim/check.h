@@ -34,6 +34,10 @@ struct kerf_check_result {
 	 * how much the isolation invariant had to look at */
 	uint64_t shared_gpu_checks;
 	uint64_t tenant_gpu_checks;     /* of those, a tenant-level tenant's */
+	/* after each event, MIG instances in use (each checked to be its
+	 * pod's, in a legal layout) and GPUs holding two or more of them */
+	uint64_t mig_instance_checks;
+	uint64_t mig_shared_gpu_checks;
 	uint64_t first_bad_seed;        /* valid when violations > 0 */
 	char first_violation[512];
 };
