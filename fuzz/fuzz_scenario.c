@@ -32,6 +32,7 @@
 #include "core/policy.h"
 #include "core/resources.h"
 #include "core/state.h"
+#include "core/mig/geometry.h"
 #include "sim/scenario.h"
 
 /* The path handed to the parser; every message must start with it. */
@@ -343,6 +344,33 @@ static void write_tenant(struct text *t, const struct kerf_scenario *sc,
 	}
 }
 
+/*
+ * The MIG profile a MIG pod was sized to: on the model of the first group
+ * with GPUs in MIG mode that the pod may use (as the reader sizes it).
+ */
+static const char *mig_name(const struct kerf_scenario *sc, const char **models,
+			    int nr_models, const struct kerf_pod *p)
+{
+	for (size_t g = 0; g < sc->nr_nodes; g++) {
+		const struct kerf_mig_model *mm;
+		int m, pi;
+
+		if (!sc->nodes[g].mig_gpus)
+			continue;
+		for (m = 0; m < nr_models && strcmp(models[m], sc->nodes[g].model); m++)
+			;
+		if (p->model_mask && !(p->model_mask >> m & 1))
+			continue;
+		mm = kerf_mig_model_find(sc->nodes[g].model);
+		CHECK(mm != NULL);
+		pi = kerf_mig_profile_for(mm, p->mig_slices, (uint32_t)p->gpu_mem_mib);
+		CHECK(pi >= 0);
+		return mm->profiles[pi].name;
+	}
+	CHECK(!"a MIG pod without a group in MIG mode");
+	return NULL;
+}
+
 static void write_generator(struct text *t, const struct kerf_scenario *sc,
 			    const struct kerf_scn_generator *g)
 {
@@ -365,14 +393,19 @@ static void write_generator(struct text *t, const struct kerf_scenario *sc,
 	add_qty(t, g->duration_ms, 1000);
 	text_add(t, "\n    duration: %s\n    pods: %" PRIu32 "\n",
 		 dists[g->duration], g->set.count);
-	if (kerf_pod_is_fraction(p)) {
+	if (kerf_pod_is_mig(p)) {
+		/* the profile's name: its slices and memory come back from it */
+		text_add(t, "    mig: ");
+		add_name(t, mig_name(sc, models, nr_models, p));
+		text_add(t, "\n");
+	} else if (kerf_pod_is_fraction(p)) {
 		text_add(t, "    gpu_fraction: ");
 		add_qty(t, p->gpu_milli, 1000);
 		text_add(t, "\n");
 	} else {
 		text_add(t, "    gpus: %u\n", p->nr_gpus);
 	}
-	if (p->gpu_mem_mib > 0) {
+	if (p->gpu_mem_mib > 0 && !kerf_pod_is_mig(p)) {
 		text_add(t, "    gpu_memory_gib: ");
 		add_qty(t, p->gpu_mem_mib, 1024);
 		text_add(t, "\n");
@@ -430,8 +463,8 @@ static void write_scenario(struct text *t, const struct kerf_scenario *sc)
 			continue;
 		text_add(t, "      model: ");
 		add_name(t, n->model);
-		text_add(t, "\n      nvlink_domain_nodes: %" PRIu32 "\n",
-			 n->domain_nodes);
+		text_add(t, "\n      nvlink_domain_nodes: %" PRIu32 "\n      mig_gpus: %d\n",
+			 n->domain_nodes, n->mig_gpus);
 		if (n->gpu_mem_mib) {
 			text_add(t, "      gpu_memory_gib: ");
 			add_qty(t, n->gpu_mem_mib, 1024);
@@ -522,7 +555,8 @@ static void check_same_generator(const struct kerf_scn_generator *a,
 	      a->utilisation_pct == b->utilisation_pct);
 	CHECK(p->cpu_milli == q->cpu_milli && p->mem_mib == q->mem_mib &&
 	      p->gpu_milli == q->gpu_milli && p->gpu_mem_mib == q->gpu_mem_mib &&
-	      p->nr_gpus == q->nr_gpus && p->model_mask == q->model_mask);
+	      p->nr_gpus == q->nr_gpus && p->model_mask == q->model_mask &&
+	      p->mig_slices == q->mig_slices);
 }
 
 static void check_same(const struct kerf_scenario *a,
@@ -539,7 +573,8 @@ static void check_same(const struct kerf_scenario *a,
 		      x->cpu_milli == y->cpu_milli && x->mem_mib == y->mem_mib &&
 		      x->gpus == y->gpus && strcmp(x->model, y->model) == 0 &&
 		      x->gpu_mem_mib == y->gpu_mem_mib &&
-		      x->domain_nodes == y->domain_nodes);
+		      x->domain_nodes == y->domain_nodes &&
+		      x->mig_gpus == y->mig_gpus);
 	}
 	CHECK(a->classes.nr == b->classes.nr);
 	for (int i = 0; i < a->classes.nr; i++) {
