@@ -71,11 +71,12 @@ static int clear_way(const struct kerf_mig_model *m, struct kerf_mig_layout *l,
 
 static bool better(const struct kerf_mig_pick *a, const struct kerf_mig_pick *b)
 {
-	int aa = a->reuse ? 0 : 1 + a->nr_destroys;
-	int ba = b->reuse ? 0 : 1 + b->nr_destroys;
+	int aa, ba;
 
 	if (b->gpu < 0)
 		return true;
+	aa = a->reuse ? 0 : 1 + a->nr_destroys;
+	ba = b->reuse ? 0 : 1 + b->nr_destroys;
 	if (a->compute_left != b->compute_left)
 		return a->compute_left < b->compute_left;
 	if (a->headroom_lost != b->headroom_lost)
@@ -93,7 +94,7 @@ bool kerf_mig_pick_place(const struct kerf_mig_model *m,
 {
 	const struct kerf_mig_profile *pr;
 
-	out->gpu = -1;
+	*out = (struct kerf_mig_pick){ .gpu = -1 };
 	if (!m || pi >= m->nr_profiles)
 		return false;
 	pr = &m->profiles[pi];
