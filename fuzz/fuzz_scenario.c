@@ -367,7 +367,7 @@ static const char *mig_name(const struct kerf_scenario *sc, const char **models,
 		CHECK(pi >= 0);
 		return mm->profiles[pi].name;
 	}
-	CHECK(!"a MIG pod without a group in MIG mode");
+	CHECK_MSG(false, "a MIG pod without a group in MIG mode");
 	return NULL;
 }
 
