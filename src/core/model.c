@@ -202,10 +202,15 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 		}
 	}
 	n->mig_gpus = mask;
-	c->mig_models = 0;
-	for (size_t k = 0; k < c->nr_nodes; k++)
-		if (c->nodes[k].mig_gpus)
-			c->mig_models |= (uint64_t)1 << c->nodes[k].model;
+	if (mask) {
+		c->mig_models |= (uint64_t)1 << n->model;
+	} else {
+		/* the last node of its model in MIG mode may have left it */
+		c->mig_models = 0;
+		for (size_t k = 0; k < c->nr_nodes; k++)
+			if (c->nodes[k].mig_gpus)
+				c->mig_models |= (uint64_t)1 << c->nodes[k].model;
+	}
 	n->stamp = c->stamps[i] = ++c->stamp_seq;
 	kerf_fit_index_update(&c->fit, n, i);
 	return 0;

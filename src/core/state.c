@@ -169,8 +169,12 @@ int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
 			}
 		}
 		/* a MIG instance is charged its compute slices' share */
-		if (kerf_pod_is_mig(p) && mig_charge(&st->cluster, p) > 0)
-			p->gpu_milli = mig_charge(&st->cluster, p);
+		if (kerf_pod_is_mig(p)) {
+			int32_t charge = mig_charge(&st->cluster, p);
+
+			if (charge > 0)
+				p->gpu_milli = charge;
+		}
 	}
 	copy->pending = KERF_PENDING_NEW;
 	copy->pending_text[0] = '\0';
@@ -480,10 +484,6 @@ static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 					return rc;
 				continue;
 			}
-			if (u->nr_mig[g])
-				return kerf_err_set(err, -KERF_ERANGE,
-						    "node '%s' GPU %d: MIG pods on a GPU not in MIG mode",
-						    n->name, g);
 			if (KERF_GPU_MILLI - n->gpu_free_milli[g] != u->gpu_milli[g])
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: %d milli in use, running workloads hold %d",

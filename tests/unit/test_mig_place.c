@@ -25,6 +25,7 @@
 #include "base/rng.h"
 #include "core/framework.h"
 #include "core/mig/place.h"
+#include "core/mig/planner.h"
 #include "core/policy.h"
 
 static struct kerf_pod mig_pod(unsigned slices, int32_t mem_mib)
@@ -165,6 +166,15 @@ static void test_pick_order(void **state)
 	uint32_t created;
 
 	(void)state;
+	/* the pick's score packs headroom lost in 16 < x < 1024: it stays under 64 */
+	{
+		size_t nr;
+		const struct kerf_mig_model *all = kerf_mig_models(&nr);
+		struct kerf_mig_layout empty = { .nr = 0 };
+
+		for (size_t i = 0; i < nr; i++)
+			assert_true(kerf_mig_headroom(&all[i], &empty) < 64);
+	}
 	h100_node(&c, 0x3);
 	args.cluster = &c;
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, NULL), 0);

@@ -69,20 +69,17 @@ static int clear_way(const struct kerf_mig_model *m, struct kerf_mig_layout *l,
 	return nr;
 }
 
+/* The score orders compute left, headroom lost, actions; then GPU, start. */
 static bool better(const struct kerf_mig_pick *a, const struct kerf_mig_pick *b)
 {
-	int aa, ba;
+	int32_t sa, sb;
 
 	if (b->gpu < 0)
 		return true;
-	aa = a->reuse ? 0 : 1 + a->nr_destroys;
-	ba = b->reuse ? 0 : 1 + b->nr_destroys;
-	if (a->compute_left != b->compute_left)
-		return a->compute_left < b->compute_left;
-	if (a->headroom_lost != b->headroom_lost)
-		return a->headroom_lost < b->headroom_lost;
-	if (aa != ba)
-		return aa < ba;
+	sa = kerf_mig_pick_score(a);
+	sb = kerf_mig_pick_score(b);
+	if (sa != sb)
+		return sa > sb;
 	if (a->gpu != b->gpu)
 		return a->gpu < b->gpu;
 	return a->start < b->start;
@@ -116,7 +113,7 @@ bool kerf_mig_pick_place(const struct kerf_mig_model *m,
 						   .profile = (uint8_t)pi,
 						   .compute_left = (uint8_t)(left < 0 ? 0 : left) };
 
-			if (!(pr->starts >> s & 1) || !kerf_mig_can_add(m, &used, pi, s))
+			if (!kerf_mig_can_add(m, &used, pi, s))
 				continue;
 			if (find_free(l, pi, s) >= 0) {
 				c.reuse = true;
@@ -165,7 +162,10 @@ int32_t kerf_mig_pick_score(const struct kerf_mig_pick *pk)
 {
 	int32_t actions = pk->reuse ? 0 : 1 + pk->nr_destroys;
 
-	/* compute left at most 7, headroom lost under 64, actions at most 9 */
+	/*
+	 * Lexicographic in one integer: compute left is at most 7, headroom
+	 * lost under 64 in magnitude, actions at most 9.
+	 */
 	return -(pk->compute_left * 1024 + pk->headroom_lost * 16 + actions);
 }
 
