@@ -20,7 +20,8 @@
 	X(KERF_ERANGE,    5, "value out of range")                  \
 	X(KERF_ENOTFOUND, 6, "not found")                           \
 	X(KERF_ELIMIT,    7, "limit exceeded")                      \
-	X(KERF_EEXIST,    8, "already exists")
+	X(KERF_EEXIST,    8, "already exists")                      \
+	X(KERF_EBUSY,     9, "in use")
 /* clang-format on */
 
 #define KERF_ERR_ENUM(name, num, text) name = num,

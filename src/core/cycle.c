@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "core/budget.h"
 #include "core/idle.h"
 #include "core/preempt.h"
@@ -30,6 +31,7 @@ struct cycle_ctx {
 	int plans_left;
 	/* head-of-line reservation (see reserve_for) */
 	uint8_t *reserved;          /* per node: held for the reserver */
+	uint64_t *rank_keys;        /* scratch of reserve_for, per live node */
 	uint8_t *eff;               /* allowed and not reserved, per node */
 	const struct kerf_workload *reserver;
 	bool keep_off;              /* the workload placed now must avoid it */
@@ -94,7 +96,7 @@ static void hold_nominated(struct cycle_ctx *x)
 		for (uint32_t k = 0; k < w->nr_nominated; k++) {
 			uint32_t n = w->nominated[k];
 
-			if (n >= st->cluster.nr_nodes)
+			if (n >= st->cluster.nr_slots || !st->cluster.nodes[n].live)
 				continue;
 			if (x->held[n] == NOT_HELD)
 				x->held_list[x->nr_held++] = n;
@@ -305,6 +307,7 @@ static uint64_t pod_memo_key(const struct cycle_ctx *x,
 		(uint64_t)p->share << 40 | (uint64_t)p->isolation << 32 | p->tenant,
 		x->any_held ? (uint64_t)(uint32_t)x->st->classes.c[w->class_idx].value
 			    : 0,
+		p->need_labels, p->tolerates,
 	};
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -342,11 +345,11 @@ static bool place_pods(struct cycle_ctx *x, const struct kerf_workload *w,
 	 */
 	if (x->keep_off || x->any_held) {
 		if (!allowed)
-			memset(x->eff, 1, c->nr_nodes);
+			memset(x->eff, 1, c->nr_slots);
 		else
-			memcpy(x->eff, allowed, c->nr_nodes);
+			memcpy(x->eff, allowed, c->nr_slots);
 		if (x->keep_off)
-			for (size_t i = 0; i < c->nr_nodes; i++)
+			for (size_t i = 0; i < c->nr_slots; i++)
 				x->eff[i] &= (uint8_t)!x->reserved[i];
 		for (size_t k = 0; k < x->nr_held; k++)
 			if (!may_use_node(x, w, x->held_list[k]))
@@ -414,7 +417,7 @@ static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
 	bool ok = false;
 	int attempt;
 
-	for (size_t i = 0; i < c->nr_nodes; i++)
+	for (size_t i = 0; i < c->nr_slots; i++)
 		excluded[i] = 1;
 	for (attempt = 0; attempt < NODE_ATTEMPTS && !ok; attempt++) {
 		struct kerf_pod p = w->sets[0].req;
@@ -455,9 +458,9 @@ static bool build_domains(struct cycle_ctx *x)
 	x->doms_built = true;
 	if (!key)
 		return false;
-	for (size_t i = 0; i < c->nr_nodes; i++)
-		if (c->nodes[i].domain)
-			key[nr_keys++] = (uint64_t)c->nodes[i].domain << 32 | i;
+	for (size_t p = 0; p < c->nr_nodes; p++)
+		if (c->nodes[c->order[p]].domain)
+			key[nr_keys++] = (uint64_t)c->nodes[c->order[p]].domain << 32 | p;
 	qsort(key, nr_keys, sizeof(*key), cmp_u64);
 	x->dom_nodes = malloc((nr_keys ? nr_keys : 1) * sizeof(*x->dom_nodes));
 	x->dom_start = malloc((nr_keys + 1) * sizeof(*x->dom_start));
@@ -477,8 +480,9 @@ static bool build_domains(struct cycle_ctx *x)
 		uint64_t d = key[i] >> 32;
 
 		x->dom_start[k] = (uint32_t)nr;
+		/* ranks back to slots */
 		for (; i < nr_keys && key[i] >> 32 == d; i++)
-			x->dom_nodes[nr++] = (uint32_t)key[i];
+			x->dom_nodes[nr++] = c->order[key[i] & 0xffffffffu];
 	}
 	x->dom_start[g] = (uint32_t)nr;
 	x->nr_doms = g;
@@ -519,7 +523,7 @@ static bool place_one_domain(struct cycle_ctx *x, const struct kerf_workload *w,
 
 	if (!x->doms_built && !build_domains(x))
 		return false;
-	memset(x->allowed, 0, c->nr_nodes);
+	memset(x->allowed, 0, c->nr_slots);
 	for (size_t g = 0; g < x->nr_doms && tried < DOMAIN_ATTEMPTS; g++) {
 		bool ok;
 
@@ -606,7 +610,8 @@ static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
 				       (uint64_t)p->gpu_milli, (uint64_t)p->gpu_mem_mib,
 				       p->nr_gpus, p->model_mask, w->sets[i].count,
 				       (uint64_t)p->share << 40 |
-					       (uint64_t)p->isolation << 32 | p->tenant };
+					       (uint64_t)p->isolation << 32 | p->tenant,
+				       p->need_labels, p->tolerates };
 
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 			h ^= v[k];
@@ -800,7 +805,8 @@ static uint32_t pods_if_empty(const struct kerf_node *n, const struct kerf_pod *
 {
 	uint32_t by_gpu = UINT32_MAX, by_cpu = UINT32_MAX, by_mem = UINT32_MAX;
 
-	if (n->cordoned)
+	if (n->cordoned || (n->labels & p->need_labels) != p->need_labels ||
+	    (n->taints & ~p->tolerates))
 		return 0;
 	if (p->nr_gpus > 0) {
 		if (n->nr_gpus < p->nr_gpus ||
@@ -831,31 +837,29 @@ static uint32_t pods_if_empty(const struct kerf_node *n, const struct kerf_pod *
 static void reserve_for(struct cycle_ctx *x, const struct kerf_workload *w)
 {
 	const struct kerf_state *st = x->st;
-	bool sticky = st->reserver_id == w->id &&
-		      st->nr_reserved == st->cluster.nr_nodes;
 	const struct kerf_cluster *c = &x->st->cluster;
-	uint64_t *order = malloc(c->nr_nodes * sizeof(*order));
+	bool sticky = st->reserver_id == w->id && st->reserved;
+	uint64_t *order = x->rank_keys;
 	uint32_t need[KERF_MAX_PODSETS];
 
-	if (!order)
-		return;
 	/*
 	 * held before, then most free GPU, then rank: one sortable key per
 	 * node (free GPU milli is at most 16000, a rank fits 32 bits)
 	 */
-	for (size_t i = 0; i < c->nr_nodes; i++) {
-		uint64_t held = sticky && st->reserved[i];
+	for (size_t p = 0; p < c->nr_nodes; p++) {
+		uint32_t i = c->order[p];
+		uint64_t held = sticky && i < st->nr_reserved && st->reserved[i];
 		uint64_t room = (uint64_t)(KERF_NODE_MAX_GPUS * KERF_GPU_MILLI -
 					   c->nodes[i].gpu_free_milli_sum);
 
-		order[i] = ((uint64_t)!held << 62) | (room << 32) | (uint64_t)i;
+		order[p] = ((uint64_t)!held << 62) | (room << 32) | (uint64_t)p;
 	}
 	qsort(order, c->nr_nodes, sizeof(*order), cmp_u64);
 	for (int s = 0; s < w->nr_sets; s++)
 		need[s] = w->sets[s].count;
-	memset(x->reserved, 0, c->nr_nodes);
+	memset(x->reserved, 0, c->nr_slots);
 	for (size_t k = 0; k < c->nr_nodes; k++) {
-		uint32_t i = (uint32_t)order[k];
+		uint32_t i = c->order[order[k] & 0xffffffffu];
 		const struct kerf_node *n = &c->nodes[i];
 		bool done = true, used = false;
 
@@ -875,7 +879,6 @@ static void reserve_for(struct cycle_ctx *x, const struct kerf_workload *w)
 			break;
 		}
 	}
-	free(order);
 }
 
 /* May w use the reserved nodes? */
@@ -1005,8 +1008,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 {
 	struct cycle_ctx x = { .s = s, .st = st, .now_ms = now_ms };
 	struct kerf_workload **pending = NULL, **tmp = NULL;
-	size_t nr = 0;
-	int rc = 0;
+	size_t nr = 0, slots = st->cluster.nr_slots ? st->cluster.nr_slots : 1;
+	int rc = 0, grown;
 
 	memset(stats, 0, sizeof(*stats));
 	x.plans_left = PREEMPT_PLANS_PER_CYCLE;
@@ -1020,19 +1023,22 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	rc = 0;
 	x.share = calloc(st->tenants.nr, sizeof(*x.share));
 	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));
-	x.allowed = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
-	x.reserved = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
-	x.eff = malloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1);
-	x.held = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) * sizeof(*x.held));
-	x.held_list = malloc((st->cluster.nr_nodes ? st->cluster.nr_nodes : 1) *
-			     sizeof(*x.held_list));
-	x.only = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1, 1);
+	x.allowed = malloc(slots);
+	x.reserved = calloc(slots, 1);
+	x.eff = malloc(slots);
+	x.held = malloc(slots * sizeof(*x.held));
+	x.held_list = malloc(slots * sizeof(*x.held_list));
+	x.only = calloc(slots, 1);
+	x.rank_keys = malloc(slots * sizeof(*x.rank_keys));
 	/* without it nothing is memoised */
 	x.pod_memo = calloc(POD_MEMO, sizeof(*x.pod_memo));
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
+	/* the reservation is kept for the next cycle: room for it now */
+	grown = KERF_GROW_ZERO(st->reserved, st->nr_reserved, st->cluster.nr_slots);
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
-	    !x.held || !x.held_list || !x.only || !pending || !tmp) {
+	    !x.held || !x.held_list || !x.only || !x.rank_keys || !pending ||
+	    !tmp || grown < 0) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1048,7 +1054,7 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		pending[nr++] = w;
 	}
 	stats->nr_pending = (uint32_t)nr;
-	for (size_t i = 0; i < st->cluster.nr_nodes; i++)
+	for (size_t i = 0; i < st->cluster.nr_slots; i++)
 		x.held[i] = NOT_HELD;
 	hold_nominated(&x);
 	tenant_shares(&x);
@@ -1087,20 +1093,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	st->reserver_id = x.reserver && x.reserver->state == KERF_WL_PENDING
 				  ? x.reserver->id
 				  : 0;
-	if (st->reserver_id) {
-		if (st->nr_reserved != st->cluster.nr_nodes) {
-			uint8_t *r = realloc(st->reserved, st->cluster.nr_nodes);
-
-			if (r) {
-				st->reserved = r;
-				st->nr_reserved = st->cluster.nr_nodes;
-			}
-		}
-		if (st->nr_reserved == st->cluster.nr_nodes)
-			memcpy(st->reserved, x.reserved, st->nr_reserved);
-		else
-			st->reserver_id = 0;
-	}
+	if (st->reserver_id)
+		memcpy(st->reserved, x.reserved, st->cluster.nr_slots);
 out:
 	free(x.share);
 	free(x.scratch);
@@ -1111,6 +1105,7 @@ out:
 	free(x.held);
 	free(x.held_list);
 	free(x.only);
+	free(x.rank_keys);
 	free(x.dom_nodes);
 	free(x.dom_start);
 	free(pending);

@@ -123,6 +123,7 @@ static bool can_move(struct elsewhere *e, const struct kerf_defrag *d,
 
 struct plan {
 	uint32_t node;
+	uint32_t rank;              /* the node's place in rank order */
 	uint32_t evict[KERF_DEFRAG_MAX_MOVES];
 	uint32_t nr;
 	int64_t lost;
@@ -276,7 +277,7 @@ static int cmp_plans(const struct plan *a, const struct plan *b)
 		return a->nr < b->nr ? -1 : 1;
 	if (a->lost != b->lost)
 		return a->lost < b->lost ? -1 : 1;
-	return a->node < b->node ? -1 : a->node > b->node;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
 /* Carry out pl: true with req bound at *b and the evicted pods moved. */
@@ -293,7 +294,7 @@ static bool execute(struct kerf_defrag *d, struct kerf_sched *s,
 
 		kerf_sched_unreserve(s, c, &p->req, p->b, NULL);
 	}
-	memset(d->only, 0, c->nr_nodes);
+	memset(d->only, 0, c->nr_slots);
 	d->only[pl->node] = 1;
 	if (kerf_sched_select_in(s, c, req, d->only, b, NULL) != KERF_FIT ||
 	    kerf_sched_reserve(s, c, req, *b, NULL) < 0) {
@@ -347,7 +348,8 @@ static bool best_partial(const struct kerf_cluster *c, const struct kerf_pod *p,
 	int32_t best_left = KERF_GPU_MILLI;
 	bool found = false;
 
-	for (uint32_t m = 0; m < c->nr_nodes; m++) {
+	for (size_t r = 0; r < c->nr_nodes; r++) {
+		uint32_t m = c->order[r];
 		const struct kerf_node *n = &c->nodes[m];
 
 		if (n->cordoned || (p->model_mask && !(p->model_mask >> n->model & 1)) ||
@@ -374,14 +376,15 @@ uint32_t kerf_defrag_consolidate(struct kerf_defrag *d, struct kerf_sched *s,
 {
 	uint32_t moves = 0;
 
-	if (c->nr_nodes != d->nr_nodes)
+	if (c->nr_slots != d->nr_nodes)
 		return 0;
 	if (now_ms - d->window_start_ms >= HOUR_MS) {
 		d->window_start_ms = now_ms - (now_ms - d->window_start_ms) % HOUR_MS;
 		d->window_moves = 0;
 		d->window_lost = 0;
 	}
-	for (uint32_t node = 0; node < c->nr_nodes && moves < max_moves; node++) {
+	for (size_t r = 0; r < c->nr_nodes && moves < max_moves; r++) {
+		uint32_t node = c->order[r];
 		const struct kerf_node *n = &c->nodes[node];
 
 		for (int g = 0; g < n->nr_gpus && moves < max_moves; g++) {
@@ -430,7 +433,7 @@ bool kerf_defrag_rescue(struct kerf_defrag *d, struct kerf_sched *s,
 	size_t nr = 0;
 	bool ok = false;
 
-	if (i >= d->nr_pods || c->nr_nodes != d->nr_nodes)
+	if (i >= d->nr_pods || c->nr_slots != d->nr_nodes)
 		return false;
 	d->stats.attempts++;
 	if (now_ms - d->window_start_ms >= HOUR_MS) {
@@ -447,11 +450,13 @@ bool kerf_defrag_rescue(struct kerf_defrag *d, struct kerf_sched *s,
 	}
 	for (size_t k = 0; k < d->nr_pods; k++)
 		where.node[k] = ELSEWHERE_UNKNOWN;
-	for (uint32_t node = 0; node < c->nr_nodes && nr < MAX_CANDIDATES; node++) {
+	for (size_t r = 0; r < c->nr_nodes && nr < MAX_CANDIDATES; r++) {
+		uint32_t node = c->order[r];
 		struct plan *pl = &cand[nr];
 
 		if (!plan_node(d, &where, c, node, req, pl))
 			continue;
+		pl->rank = (uint32_t)r;
 		pl->lost = 0;
 		for (uint32_t k = 0; k < pl->nr; k++)
 			pl->lost += lost_if_moved(&d->pods[pl->evict[k]], now_ms,

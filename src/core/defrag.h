@@ -65,8 +65,8 @@ struct kerf_defrag {
 	struct kerf_defrag_budget budget;
 	struct kerf_defrag_pod *pods;   /* by the caller's pod number */
 	size_t nr_pods;
-	uint32_t *head;                 /* first pod per node, or NONE */
-	size_t nr_nodes;
+	uint32_t *head;                 /* first pod per node slot, or NONE */
+	size_t nr_nodes;                /* the cluster's slots */
 	uint8_t *only;                  /* scratch: the one target node */
 	uint8_t *others;                /* scratch: every node but the target */
 	/* the budget's hour */
@@ -78,6 +78,7 @@ struct kerf_defrag {
 
 #define KERF_DEFRAG_NONE UINT32_MAX
 
+/* nr_nodes: the cluster's node slots (kerf_cluster.nr_slots). */
 int kerf_defrag_init(struct kerf_defrag *d, size_t nr_pods, size_t nr_nodes,
 		     const struct kerf_defrag_budget *budget);
 void kerf_defrag_release(struct kerf_defrag *d);

@@ -1,14 +1,23 @@
 #include "core/fit_index.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "core/model.h"
 
-/* map k in 1..16: idle_ge[k]; 0: partial; 17: has GPUs in MIG mode */
-enum { MAPS = KERF_NODE_MAX_GPUS + 2, PARTIAL = 0, MIG = KERF_NODE_MAX_GPUS + 1 };
+/*
+ * map k in 1..16: idle_ge[k]; 0: partial; 17: has GPUs in MIG mode;
+ * 18: up (live, not cordoned)
+ */
+enum {
+	MAPS = KERF_NODE_MAX_GPUS + 3,
+	PARTIAL = 0,
+	MIG = KERF_NODE_MAX_GPUS + 1,
+	UP = KERF_NODE_MAX_GPUS + 2,
+};
 
 static uint64_t *map(const struct kerf_fit_index *x, int k)
 {
@@ -26,8 +35,10 @@ static bool has_partial(const struct kerf_node *n)
 /* Should node n be in map k? */
 static bool in_map(const struct kerf_node *n, int k)
 {
-	if (n->cordoned)
+	if (n->cordoned || !n->live)
 		return false;
+	if (k == UP)
+		return true;
 	if (k == MIG)
 		return n->mig_gpus != 0;
 	return k == PARTIAL ? has_partial(n) : n->nr_gpus_idle >= k;
@@ -51,6 +62,8 @@ int kerf_fit_index_build(struct kerf_fit_index *x, const struct kerf_node *nodes
 
 		while (cap < words)
 			cap *= 2;
+		if (cap > SIZE_MAX / MAPS / sizeof(*grown))
+			return -KERF_ELIMIT;
 		grown = realloc(x->bits, (size_t)MAPS * cap * sizeof(*grown));
 		if (!grown)
 			return -KERF_ENOMEM;
@@ -78,6 +91,8 @@ void kerf_fit_index_update(struct kerf_fit_index *x, const struct kerf_node *n,
 uint64_t kerf_fit_index_word(const struct kerf_fit_index *x,
 			     const struct kerf_pod *p, size_t w)
 {
+	if (p->nr_gpus == 0)
+		return map(x, UP)[w];
 	if (kerf_pod_is_mig(p))
 		return map(x, MIG)[w];
 	if (kerf_pod_is_fraction(p))

@@ -2,14 +2,16 @@
  * fit_index: which nodes could hold a GPU pod at all, kept up to date by
  * every change to a node, so that a selection visits only those.
  *
- * Bitmaps over node ranks: idle_ge[k] (k = 1 .. KERF_NODE_MAX_GPUS) marks
+ * Bitmaps over node slots: idle_ge[k] (k = 1 .. KERF_NODE_MAX_GPUS) marks
  * the nodes with at least k idle GPUs (every milli free), partial the nodes
  * with a GPU partly used (0 < free < 1000), mig the nodes with GPUs in MIG
- * mode (a MIG pod fits nowhere else).  Cordoned nodes are in none.
+ * mode (a MIG pod fits nowhere else), up every node that takes pods (the
+ * candidates of a pod without GPUs).  Cordoned nodes and free slots are in
+ * none.
  * A pod of k whole GPUs can only fit a node of idle_ge[k]; a fraction of
  * one GPU only a node of idle_ge[1] or partial.  Every other node fails
- * some filter for it, so skipping them changes no decision; bits are
- * visited in rank order, so ties break exactly as a full scan's would.
+ * some filter for it, so skipping them changes no decision (ties are
+ * broken by rank, not by the order of the visit).
  *
  * Owned by the cluster (core/model.h); pure, integers only.
  */
@@ -45,8 +47,8 @@ static inline int kerf_fit_index_has_room(const struct kerf_fit_index *x,
 }
 
 /*
- * Word w of the candidates for GPU pod p (p->nr_gpus > 0): the nodes whose
- * idle and partly used GPUs could hold it.
+ * Word w of the candidates for pod p: for a GPU pod the nodes whose idle
+ * and partly used GPUs could hold it, else every node that is up.
  */
 uint64_t kerf_fit_index_word(const struct kerf_fit_index *x,
 			     const struct kerf_pod *p, size_t w);

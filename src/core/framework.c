@@ -239,7 +239,8 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		int nr_order = 0;
 		bool complete = true;
 
-		for (size_t i = 0; i < c->nr_nodes && complete; i++) {
+		for (size_t k = 0; k < c->nr_nodes && complete; k++) {
+			size_t i = c->order[k];
 			uint8_t r;
 
 			if (allowed && !allowed[i])
@@ -270,7 +271,8 @@ static void explain(struct kerf_sched *s, const struct kerf_cluster *c,
 		nr_seen = 0;
 		resolvable = false;
 	}
-	for (size_t i = 0; i < c->nr_nodes; i++) {
+	for (size_t k = 0; k < c->nr_nodes; k++) {
+		size_t i = c->order[k];
 		struct kerf_status fst = { .code = KERF_FIT };
 		const char *why = "no GPU choice";
 
@@ -328,12 +330,11 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 	if (s->cacheable)
 		row = kerf_score_cache_row(&s->cache, c, p);
 	/*
-	 * A GPU pod visits only the nodes of the fit index, in rank order;
-	 * any other pod every node.
+	 * Only the nodes of the fit index are visited (GPU pods: those with
+	 * room of the right kind; others: every node that is up).
 	 */
-	for (size_t w = 0; w * 64 < c->nr_nodes; w++) {
-		uint64_t bits = p->nr_gpus > 0 ? kerf_fit_index_word(&c->fit, p, w)
-					       : ~(uint64_t)0;
+	for (size_t w = 0; w * 64 < c->nr_slots; w++) {
+		uint64_t bits = kerf_fit_index_word(&c->fit, p, w);
 
 		while (bits) {
 			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
@@ -341,7 +342,7 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 			struct kerf_cache_entry *e = row ? &row[i] : &tmp;
 
 			bits &= bits - 1;
-			if (i >= c->nr_nodes)
+			if (i >= c->nr_slots)
 				break;
 			if (allowed && !allowed[i])
 				continue;
@@ -351,7 +352,10 @@ enum kerf_code kerf_sched_select_in(struct kerf_sched *s,
 				s->stats.nr_node_evals++;
 				eval_node(s, c, n, p, e);
 			}
-			if (e->fit && e->score > best_score) {
+			/* equal scores: the node ranked first */
+			if (e->fit && (e->score > best_score ||
+				       (e->score == best_score && best != SIZE_MAX &&
+					kerf_cluster_before(c, i, best)))) {
 				best_score = e->score;
 				best = i;
 				best_gpus = e->gpus;

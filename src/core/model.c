@@ -4,22 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
+#include "base/buf.h"
+#include "base/grow.h"
 #include "core/mig/geometry.h"
 #include "core/mig/place.h"
+
+static const char free_slot_name[] = "";
 
 void kerf_cluster_init(struct kerf_cluster *c)
 {
 	memset(c, 0, sizeof(*c));
-	kerf_arena_init(&c->names, 0);
+	kerf_map_init(&c->by_name, true);
+}
+
+static void free_node_name(struct kerf_node *n)
+{
+	if (n->name && n->name != free_slot_name)
+		free((char *)n->name);
+	n->name = free_slot_name;
 }
 
 void kerf_cluster_release(struct kerf_cluster *c)
 {
-	for (size_t i = 0; i < c->nr_nodes; i++)
+	for (size_t i = 0; i < c->nr_slots; i++) {
 		free(c->nodes[i].mig);
+		free_node_name(&c->nodes[i]);
+	}
+	for (size_t i = 0; i < c->nr_labels; i++)
+		free(c->labels[i]);
+	for (size_t i = 0; i < c->nr_taints; i++)
+		free(c->taints[i]);
 	free(c->nodes);
 	free(c->stamps);
-	kerf_arena_release(&c->names);
+	free(c->order);
+	free(c->pos);
+	free(c->free_slots);
+	kerf_map_release(&c->by_name);
 	kerf_fit_index_release(&c->fit);
 	kerf_cluster_init(c);
 }
@@ -58,80 +79,439 @@ int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 	return (int)c->nr_models++;
 }
 
-int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
-			  int64_t cpu_milli, int64_t mem_mib, int model,
-			  int nr_gpus, struct kerf_err *err)
+/* A node name: 1 .. KERF_NODE_NAME_MAX bytes of printable text. */
+static int check_name(const char *name, struct kerf_err *err)
 {
-	struct kerf_node *n;
+	char shown[80];
+	size_t len;
 
-	if (cpu_milli < 0 || cpu_milli > KERF_MAX_CPU_MILLI)
+	if (!name || !name[0])
+		return kerf_err_set(err, -KERF_EINVAL, "node name: must not be empty");
+	len = strnlen(name, KERF_NODE_NAME_MAX + 1);
+	if (len > KERF_NODE_NAME_MAX)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node name '%s': longer than %d bytes",
+				    kerf_escape(shown, sizeof(shown), name),
+				    KERF_NODE_NAME_MAX);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] <= 0x20 || name[i] == 0x7f)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "node name '%s': holds a space or control character",
+					    kerf_escape(shown, sizeof(shown), name));
+	return 0;
+}
+
+int kerf_node_spec_validate(const struct kerf_cluster *c,
+			    const struct kerf_node_spec *spec,
+			    struct kerf_err *err)
+{
+	const char *name = spec->name;
+	int rc = check_name(name, err);
+
+	if (rc < 0)
+		return rc;
+	if (spec->cpu_milli < 0 || spec->cpu_milli > KERF_MAX_CPU_MILLI)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': cpu_milli %" PRId64 " is outside 0..%" PRId64,
-				    name, cpu_milli, KERF_MAX_CPU_MILLI);
-	if (mem_mib < 0 || mem_mib > KERF_MAX_MEM_MIB)
+				    name, spec->cpu_milli, KERF_MAX_CPU_MILLI);
+	if (spec->mem_mib < 0 || spec->mem_mib > KERF_MAX_MEM_MIB)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': memory_mib %" PRId64 " is outside 0..%" PRId64,
-				    name, mem_mib, KERF_MAX_MEM_MIB);
-	if (nr_gpus < 0 || nr_gpus > KERF_NODE_MAX_GPUS)
+				    name, spec->mem_mib, KERF_MAX_MEM_MIB);
+	if (spec->nr_gpus < 0 || spec->nr_gpus > KERF_NODE_MAX_GPUS)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': gpu count %d is outside 0..%d",
-				    name, nr_gpus, KERF_NODE_MAX_GPUS);
-	if (nr_gpus > 0 && (model < 0 || (size_t)model >= c->nr_models))
+				    name, spec->nr_gpus, KERF_NODE_MAX_GPUS);
+	if (spec->nr_gpus > 0 &&
+	    (spec->model < 0 || (size_t)spec->model >= c->nr_models))
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': has %d GPUs but no GPU model",
-				    name, nr_gpus);
-	if (c->nr_nodes >= UINT32_MAX - 1)
-		return kerf_err_set(err, -KERF_ELIMIT, "too many nodes");
-	if (c->nr_nodes == c->alloc_nodes) {
-		size_t want = c->alloc_nodes ? c->alloc_nodes * 2 : 64;
-		struct kerf_node *grown = realloc(c->nodes, want * sizeof(*grown));
-		uint32_t *stamps;
+				    name, spec->nr_gpus);
+	if (spec->nr_gpus < KERF_NODE_MAX_GPUS &&
+	    (spec->mig_gpus >> spec->nr_gpus) != 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': MIG mode asked for a GPU beyond its %d",
+				    name, spec->nr_gpus);
+	if (spec->mig_gpus && !c->models[spec->model].mig)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': GPU model '%s' has no MIG profiles",
+				    name, c->models[spec->model].name);
+	if ((c->nr_labels < 64 && spec->labels >> c->nr_labels) ||
+	    (c->nr_taints < 64 && spec->taints >> c->nr_taints))
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': label or taint term not interned",
+				    name);
+	return 0;
+}
 
-		if (!grown)
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-		c->nodes = grown;
-		stamps = realloc(c->stamps, want * sizeof(*stamps));
-		if (!stamps)
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-		c->stamps = stamps;
-		c->alloc_nodes = want;
+/* (rank, name) of slot i against (rank, name): <0, 0, >0. */
+static int cmp_rank(const struct kerf_cluster *c, uint32_t i, uint64_t rank,
+		    const char *name)
+{
+	const struct kerf_node *n = &c->nodes[i];
+
+	if (n->rank != rank)
+		return n->rank < rank ? -1 : 1;
+	return strcmp(n->name, name);
+}
+
+/* The position a node of (rank, name) takes in order[]. */
+static size_t rank_position(const struct kerf_cluster *c, uint64_t rank,
+			    const char *name)
+{
+	size_t lo = 0, hi = c->nr_nodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_rank(c, c->order[mid], rank, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	n = &c->nodes[c->nr_nodes];
-	memset(n, 0, sizeof(*n));
-	n->name = kerf_arena_strndup(&c->names, name, strlen(name));
-	if (!n->name)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	n->cpu_milli = n->cpu_free_milli = cpu_milli;
-	n->mem_mib = n->mem_free_mib = mem_mib;
-	n->model = nr_gpus > 0 ? (uint16_t)model : KERF_MODEL_NONE;
+	return lo;
+}
+
+static void renumber(struct kerf_cluster *c, size_t from, size_t to)
+{
+	for (size_t p = from; p < to; p++)
+		c->pos[c->order[p]] = (uint32_t)p;
+}
+
+/* Put slot i into order[] at its rank (room must be there). */
+static void order_insert(struct kerf_cluster *c, uint32_t i)
+{
+	size_t p = rank_position(c, c->nodes[i].rank, c->nodes[i].name);
+
+	memmove(&c->order[p + 1], &c->order[p],
+		(c->nr_nodes - p) * sizeof(*c->order));
+	c->order[p] = i;
+	c->nr_nodes++;
+	renumber(c, p, c->nr_nodes);
+}
+
+static void order_remove(struct kerf_cluster *c, uint32_t i)
+{
+	size_t p = c->pos[i];
+
+	memmove(&c->order[p], &c->order[p + 1],
+		(c->nr_nodes - p - 1) * sizeof(*c->order));
+	c->nr_nodes--;
+	c->pos[i] = KERF_NO_POS;
+	renumber(c, p, c->nr_nodes);
+}
+
+static void new_stamp(struct kerf_cluster *c, size_t i)
+{
+	c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
+}
+
+/* Empty node of the spec's shape in slot i (name and rank set by the caller). */
+static void fill_node(struct kerf_cluster *c, struct kerf_node *n,
+		      const struct kerf_node_spec *spec)
+{
+	int nr_gpus = spec->nr_gpus;
+
+	n->cpu_milli = n->cpu_free_milli = spec->cpu_milli;
+	n->mem_mib = n->mem_free_mib = spec->mem_mib;
+	n->model = nr_gpus > 0 ? (uint16_t)spec->model : KERF_MODEL_NONE;
 	n->nr_gpus = (uint8_t)nr_gpus;
 	n->nr_gpus_idle = (uint8_t)nr_gpus;
 	n->gpu_free_milli_sum = nr_gpus * KERF_GPU_MILLI;
 	for (int g = 0; g < nr_gpus; g++) {
 		n->gpu_free_milli[g] = KERF_GPU_MILLI;
-		n->gpu_mem_mib[g] = c->models[model].mem_mib;
-		n->gpu_mem_free_mib[g] = c->models[model].mem_mib;
+		n->gpu_mem_mib[g] = c->models[spec->model].mem_mib;
+		n->gpu_mem_free_mib[g] = c->models[spec->model].mem_mib;
 	}
-	n->stamp = c->stamps[c->nr_nodes] = ++c->stamp_seq;
-	if (kerf_fit_index_has_room(&c->fit, c->nr_nodes))
-		kerf_fit_index_update(&c->fit, n, c->nr_nodes);
-	else if (kerf_fit_index_build(&c->fit, c->nodes, c->nr_nodes + 1) < 0)
+}
+
+/* Room for one more slot and one more live node; nothing changes on error. */
+static int grow(struct kerf_cluster *c)
+{
+	size_t want = c->nr_slots + 1;
+	int rc;
+
+	if (c->nr_slots >= UINT32_MAX - 1)
+		return -KERF_ELIMIT;
+	if (want > c->alloc_nodes) {
+		size_t a_stamps = c->alloc_nodes, a_pos = c->alloc_nodes,
+		       a_nodes = c->alloc_nodes;
+
+		rc = KERF_GROW(c->stamps, a_stamps, want);
+		if (rc == 0)
+			rc = KERF_GROW(c->pos, a_pos, want);
+		if (rc == 0)
+			rc = KERF_GROW(c->nodes, a_nodes, want);
+		if (rc < 0)
+			return rc;  /* the bigger arrays are harmless */
+		/* all three now hold at least want; keep the smallest size */
+		c->alloc_nodes = a_nodes < a_stamps ? a_nodes : a_stamps;
+		if (a_pos < c->alloc_nodes)
+			c->alloc_nodes = a_pos;
+	}
+	rc = KERF_GROW(c->order, c->alloc_order, c->nr_nodes + 1);
+	if (rc < 0)
+		return rc;
+	if (!kerf_fit_index_has_room(&c->fit, c->nr_slots) &&
+	    kerf_fit_index_build(&c->fit, c->nodes, c->nr_slots) < 0)
+		return -KERF_ENOMEM;
+	return kerf_map_reserve(&c->by_name, 1);
+}
+
+int kerf_cluster_find_node(const struct kerf_cluster *c, const char *name)
+{
+	void *v = kerf_map_get_str(&c->by_name, name);
+
+	return v ? (int)((uintptr_t)v - 1) : -KERF_ENOTFOUND;
+}
+
+/* The slot for a new node: a freed one, else the next. */
+static uint32_t take_slot(struct kerf_cluster *c)
+{
+	if (c->nr_free)
+		return c->free_slots[--c->nr_free];
+	c->nodes[c->nr_slots] = (struct kerf_node){ .name = free_slot_name };
+	c->pos[c->nr_slots] = KERF_NO_POS;
+	return (uint32_t)c->nr_slots++;
+}
+
+static int add_new(struct kerf_cluster *c, const struct kerf_node_spec *spec,
+		   struct kerf_err *err)
+{
+	size_t len = strlen(spec->name);
+	struct kerf_node *n;
+	char *name;
+	uint32_t i;
+	int rc = grow(c);
+
+	if (rc < 0)
+		return kerf_err_set(err, rc, "node '%s': %s", spec->name,
+				    kerf_strerror(rc));
+	name = malloc(len + 1);
+	if (!name)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	return (int)c->nr_nodes++;
+	memcpy(name, spec->name, len + 1);
+	i = take_slot(c);
+	n = &c->nodes[i];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->rank = spec->rank;
+	n->live = true;
+	fill_node(c, n, spec);
+	n->domain = spec->domain;
+	n->cordoned = spec->cordoned;
+	n->labels = spec->labels;
+	n->taints = spec->taints;
+	order_insert(c, i);
+	/* room was reserved: cannot fail */
+	rc = kerf_map_put_str(&c->by_name, n->name, (void *)((uintptr_t)i + 1));
+	KERF_ASSERT(rc == 0);
+	new_stamp(c, i);
+	kerf_fit_index_update(&c->fit, n, i);
+	if (spec->mig_gpus && (rc = kerf_cluster_set_mig(c, i, spec->mig_gpus, err)) < 0) {
+		/* only out of memory gets here (the spec was checked) */
+		struct kerf_err ignore = { 0 };
+
+		kerf_cluster_remove_node(c, i, &ignore);
+		return rc;
+	}
+	return (int)i;
+}
+
+/* Does the node's shape (what pods are charged against) change? */
+static bool shape_changes(const struct kerf_node *n,
+			  const struct kerf_node_spec *spec)
+{
+	return n->cpu_milli != spec->cpu_milli || n->mem_mib != spec->mem_mib ||
+	       n->nr_gpus != spec->nr_gpus ||
+	       (spec->nr_gpus > 0 && n->model != spec->model);
+}
+
+/* Does anything run on node i (a pod, a MIG instance in use)? */
+static bool node_busy(const struct kerf_node *n)
+{
+	if (n->nr_pods)
+		return true;
+	for (int g = 0; n->mig && g < n->nr_gpus; g++)
+		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+			if (n->mig->gpu[g].inst[k].in_use)
+				return true;
+	return false;
+}
+
+static void recompute_mig_models(struct kerf_cluster *c)
+{
+	c->mig_models = 0;
+	for (size_t k = 0; k < c->nr_slots; k++)
+		if (c->nodes[k].live && c->nodes[k].mig_gpus)
+			c->mig_models |= (uint64_t)1 << c->nodes[k].model;
+}
+
+int kerf_cluster_upsert_node(struct kerf_cluster *c,
+			     const struct kerf_node_spec *spec,
+			     struct kerf_err *err)
+{
+	struct kerf_node *n;
+	int found, rc = kerf_node_spec_validate(c, spec, err);
+
+	if (rc < 0)
+		return rc;
+	found = kerf_cluster_find_node(c, spec->name);
+	if (found < 0)
+		return add_new(c, spec, err);
+	n = &c->nodes[found];
+	if (shape_changes(n, spec)) {
+		if (node_busy(n))
+			return kerf_err_set(err, -KERF_EBUSY,
+					    "node '%s': its capacity changes while pods run there",
+					    n->name);
+		/* empty: rebuilt in its slot, out of MIG mode first */
+		rc = kerf_cluster_set_mig(c, (size_t)found, 0, err);
+		if (rc < 0)
+			return rc;
+		free(n->mig);
+		n->mig = NULL;
+		memset(n->gpu_free_milli, 0, sizeof(n->gpu_free_milli));
+		memset(n->gpu_mem_mib, 0, sizeof(n->gpu_mem_mib));
+		memset(n->gpu_mem_free_mib, 0, sizeof(n->gpu_mem_free_mib));
+		fill_node(c, n, spec);
+		recompute_mig_models(c);
+	}
+	rc = kerf_cluster_set_mig(c, (size_t)found, spec->mig_gpus, err);
+	if (rc < 0)
+		return rc;
+	n->domain = spec->domain;
+	n->cordoned = spec->cordoned;
+	n->labels = spec->labels;
+	n->taints = spec->taints;
+	if (n->rank != spec->rank) {
+		order_remove(c, (uint32_t)found);
+		n->rank = spec->rank;
+		order_insert(c, (uint32_t)found);
+	}
+	new_stamp(c, (size_t)found);
+	kerf_fit_index_update(&c->fit, n, (size_t)found);
+	return found;
+}
+
+int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
+			  int64_t cpu_milli, int64_t mem_mib, int model,
+			  int nr_gpus, struct kerf_err *err)
+{
+	struct kerf_node_spec spec = {
+		.name = name, .rank = c->next_rank, .cpu_milli = cpu_milli,
+		.mem_mib = mem_mib, .model = model, .nr_gpus = nr_gpus,
+	};
+	int rc;
+
+	if (name && kerf_cluster_find_node(c, name) >= 0)
+		return kerf_err_set(err, -KERF_EEXIST, "node '%s': added twice",
+				    name);
+	rc = kerf_cluster_upsert_node(c, &spec, err);
+	if (rc >= 0)
+		c->next_rank++;
+	return rc;
+}
+
+void kerf_cluster_node_spec(const struct kerf_cluster *c, size_t i,
+			    struct kerf_node_spec *spec)
+{
+	const struct kerf_node *n = &c->nodes[i];
+
+	*spec = (struct kerf_node_spec){
+		.name = n->name, .rank = n->rank, .cpu_milli = n->cpu_milli,
+		.mem_mib = n->mem_mib,
+		.model = n->nr_gpus ? n->model : -1, .nr_gpus = n->nr_gpus,
+		.domain = n->domain, .cordoned = n->cordoned,
+		.mig_gpus = n->mig_gpus, .labels = n->labels, .taints = n->taints,
+	};
+}
+
+int kerf_cluster_remove_node(struct kerf_cluster *c, size_t i,
+			     struct kerf_err *err)
+{
+	struct kerf_node *n;
+	bool had_mig;
+	int rc;
+
+	if (i >= c->nr_slots || !c->nodes[i].live)
+		return kerf_err_set(err, -KERF_ENOTFOUND, "node slot %zu: no node", i);
+	n = &c->nodes[i];
+	if (node_busy(n))
+		return kerf_err_set(err, -KERF_EBUSY,
+				    "node '%s': pods run there; requeue them first",
+				    n->name);
+	rc = KERF_GROW(c->free_slots, c->alloc_free, c->nr_free + 1);
+	if (rc < 0)
+		return kerf_err_set(err, rc, "out of memory");
+	kerf_map_del_str(&c->by_name, n->name);
+	order_remove(c, (uint32_t)i);
+	had_mig = n->mig_gpus != 0;
+	free(n->mig);
+	free_node_name(n);
+	*n = (struct kerf_node){ .name = free_slot_name, .cordoned = true,
+				 .model = KERF_MODEL_NONE };
+	new_stamp(c, i);
+	kerf_fit_index_update(&c->fit, n, i);
+	c->free_slots[c->nr_free++] = (uint32_t)i;
+	if (had_mig)
+		recompute_mig_models(c);
+	return 0;
+}
+
+static int intern(char **table, size_t *nr, const char *term, const char *what,
+		  struct kerf_err *err)
+{
+	char shown[80];
+	size_t len;
+
+	if (!term || !term[0])
+		return kerf_err_set(err, -KERF_EINVAL, "%s term: must not be empty", what);
+	len = strnlen(term, KERF_LABEL_MAX + 1);
+	if (len > KERF_LABEL_MAX)
+		return kerf_err_set(err, -KERF_EINVAL, "%s term '%s': longer than %d bytes",
+				    what, kerf_escape(shown, sizeof(shown), term),
+				    KERF_LABEL_MAX);
+	for (size_t i = 0; i < *nr; i++)
+		if (strcmp(table[i], term) == 0)
+			return (int)i;
+	if (*nr >= KERF_MAX_LABELS)
+		return kerf_err_set(err, -KERF_ELIMIT,
+				    "%s term '%s': more than %d distinct terms",
+				    what, kerf_escape(shown, sizeof(shown), term),
+				    KERF_MAX_LABELS);
+	table[*nr] = malloc(len + 1);
+	if (!table[*nr])
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	memcpy(table[*nr], term, len + 1);
+	return (int)(*nr)++;
+}
+
+int kerf_cluster_label(struct kerf_cluster *c, const char *term,
+		       struct kerf_err *err)
+{
+	return intern(c->labels, &c->nr_labels, term, "label", err);
+}
+
+int kerf_cluster_taint(struct kerf_cluster *c, const char *term,
+		       struct kerf_err *err)
+{
+	return intern(c->taints, &c->nr_taints, term, "taint", err);
 }
 
 void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned)
 {
-	if (i >= c->nr_nodes || c->nodes[i].cordoned == cordoned)
+	if (i >= c->nr_slots || !c->nodes[i].live ||
+	    c->nodes[i].cordoned == cordoned)
 		return;
 	c->nodes[i].cordoned = cordoned;
-	c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
+	new_stamp(c, i);
 	kerf_fit_index_update(&c->fit, &c->nodes[i], i);
 }
 
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d)
 {
-	if (i < c->nr_nodes)
+	if (i < c->nr_slots && c->nodes[i].live)
 		c->nodes[i].domain = d;
 }
 
@@ -155,8 +535,8 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 	struct kerf_node *n;
 	uint16_t change;
 
-	if (i >= c->nr_nodes)
-		return kerf_err_set(err, -KERF_EINVAL, "MIG mode: no node %zu", i);
+	if (i >= c->nr_slots || !c->nodes[i].live)
+		return kerf_err_set(err, -KERF_EINVAL, "MIG mode: no node in slot %zu", i);
 	n = &c->nodes[i];
 	if (n->nr_gpus < KERF_NODE_MAX_GPUS && (mask >> n->nr_gpus) != 0)
 		return kerf_err_set(err, -KERF_EINVAL,
@@ -169,7 +549,7 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 	change = (uint16_t)(mask ^ n->mig_gpus);
 	for (int g = 0; g < n->nr_gpus; g++)
 		if ((change >> g & 1) && !gpu_quiet(n, g))
-			return kerf_err_set(err, -KERF_EINVAL,
+			return kerf_err_set(err, -KERF_EBUSY,
 					    "node '%s' GPU %d: work runs on it, its MIG mode cannot change",
 					    n->name, g);
 	if (!change)
@@ -202,16 +582,11 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 		}
 	}
 	n->mig_gpus = mask;
-	if (mask) {
+	if (mask)
 		c->mig_models |= (uint64_t)1 << n->model;
-	} else {
-		/* the last node of its model in MIG mode may have left it */
-		c->mig_models = 0;
-		for (size_t k = 0; k < c->nr_nodes; k++)
-			if (c->nodes[k].mig_gpus)
-				c->mig_models |= (uint64_t)1 << c->nodes[k].model;
-	}
-	n->stamp = c->stamps[i] = ++c->stamp_seq;
+	else    /* the last node of its model in MIG mode may have left it */
+		recompute_mig_models(c);
+	new_stamp(c, i);
 	kerf_fit_index_update(&c->fit, n, i);
 	return 0;
 }
@@ -231,43 +606,76 @@ int kerf_pod_mig_profile(const struct kerf_cluster *c, const struct kerf_node *n
 
 int kerf_cluster_copy(struct kerf_cluster *dst, const struct kerf_cluster *src)
 {
+	size_t n = src->nr_slots;
+
 	kerf_cluster_init(dst);
 	memcpy(dst->models, src->models, sizeof(src->models));
 	dst->nr_models = src->nr_models;
 	dst->stamp_seq = src->stamp_seq;
 	dst->mig_models = src->mig_models;
-	if (src->nr_nodes == 0)
+	dst->next_rank = src->next_rank;
+	for (size_t i = 0; i < src->nr_labels; i++)
+		if (kerf_cluster_label(dst, src->labels[i], NULL) < 0)
+			goto oom;
+	for (size_t i = 0; i < src->nr_taints; i++)
+		if (kerf_cluster_taint(dst, src->taints[i], NULL) < 0)
+			goto oom;
+	if (n == 0)
 		return 0;
-	dst->nodes = malloc(src->nr_nodes * sizeof(*dst->nodes));
-	dst->stamps = malloc(src->nr_nodes * sizeof(*dst->stamps));
-	if (!dst->nodes || !dst->stamps) {
-		kerf_cluster_release(dst);
-		return -KERF_ENOMEM;
+	dst->nodes = malloc(n * sizeof(*dst->nodes));
+	dst->stamps = malloc(n * sizeof(*dst->stamps));
+	dst->pos = malloc(n * sizeof(*dst->pos));
+	dst->order = malloc((src->nr_nodes ? src->nr_nodes : 1) * sizeof(*dst->order));
+	dst->free_slots = malloc((src->nr_free ? src->nr_free : 1) *
+				 sizeof(*dst->free_slots));
+	if (!dst->nodes || !dst->stamps || !dst->pos || !dst->order ||
+	    !dst->free_slots || kerf_map_reserve(&dst->by_name, src->nr_nodes) < 0)
+		goto oom;
+	dst->alloc_nodes = dst->nr_slots = n;
+	dst->alloc_order = dst->nr_nodes = src->nr_nodes;
+	dst->alloc_free = dst->nr_free = src->nr_free;
+	memcpy(dst->nodes, src->nodes, n * sizeof(*dst->nodes));
+	memcpy(dst->stamps, src->stamps, n * sizeof(*dst->stamps));
+	memcpy(dst->pos, src->pos, n * sizeof(*dst->pos));
+	if (src->nr_nodes)
+		memcpy(dst->order, src->order, src->nr_nodes * sizeof(*dst->order));
+	if (src->nr_free)
+		memcpy(dst->free_slots, src->free_slots,
+		       src->nr_free * sizeof(*dst->free_slots));
+	for (size_t i = 0; i < n; i++) {
+		/* src's: never freed from dst */
+		dst->nodes[i].mig = NULL;
+		dst->nodes[i].name = free_slot_name;
 	}
-	dst->alloc_nodes = dst->nr_nodes = src->nr_nodes;
-	memcpy(dst->nodes, src->nodes, src->nr_nodes * sizeof(*dst->nodes));
-	memcpy(dst->stamps, src->stamps, src->nr_nodes * sizeof(*dst->stamps));
-	for (size_t i = 0; i < src->nr_nodes; i++)
-		dst->nodes[i].mig = NULL;   /* src's: never freed from dst */
-	for (size_t i = 0; i < src->nr_nodes; i++) {
-		const char *s = src->nodes[i].name;
+	for (size_t i = 0; i < n; i++) {
+		const struct kerf_node *sn = &src->nodes[i];
+		struct kerf_node *dn = &dst->nodes[i];
 
-		dst->nodes[i].name = kerf_arena_strndup(&dst->names, s, strlen(s));
-		if (src->nodes[i].mig) {
-			dst->nodes[i].mig = malloc(sizeof(*dst->nodes[i].mig));
-			if (dst->nodes[i].mig)
-				*dst->nodes[i].mig = *src->nodes[i].mig;
+		if (sn->live) {
+			size_t len = strlen(sn->name);
+			char *name = malloc(len + 1);
+
+			if (!name)
+				goto oom;
+			memcpy(name, sn->name, len + 1);
+			dn->name = name;
+			if (kerf_map_put_str(&dst->by_name, name,
+					     (void *)((uintptr_t)i + 1)) < 0)
+				goto oom;
 		}
-		if (!dst->nodes[i].name || (src->nodes[i].mig && !dst->nodes[i].mig)) {
-			kerf_cluster_release(dst);
-			return -KERF_ENOMEM;
+		if (sn->mig) {
+			dn->mig = malloc(sizeof(*dn->mig));
+			if (!dn->mig)
+				goto oom;
+			*dn->mig = *sn->mig;
 		}
 	}
-	if (kerf_fit_index_build(&dst->fit, dst->nodes, dst->nr_nodes) < 0) {
-		kerf_cluster_release(dst);
-		return -KERF_ENOMEM;
-	}
+	if (kerf_fit_index_build(&dst->fit, dst->nodes, dst->nr_slots) < 0)
+		goto oom;
 	return 0;
+oom:
+	kerf_cluster_release(dst);
+	return -KERF_ENOMEM;
 }
 
 int kerf_pod_validate(const struct kerf_pod *p, struct kerf_err *err)
@@ -358,6 +766,8 @@ bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
 static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
 	[KERF_MISFIT_NONE] = "fits",
 	[KERF_MISFIT_CORDONED] = "node is cordoned",
+	[KERF_MISFIT_LABELS] = "node does not match the pod's node selector",
+	[KERF_MISFIT_TAINT] = "node has a taint the pod does not tolerate",
 	[KERF_MISFIT_MODEL] = "GPU model not allowed",
 	[KERF_MISFIT_GPU_COUNT] = "node has too few GPUs",
 	[KERF_MISFIT_CPU] = "insufficient cpu",
@@ -381,6 +791,10 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 {
 	if (n->cordoned)
 		return KERF_MISFIT_CORDONED;
+	if ((n->labels & p->need_labels) != p->need_labels)
+		return KERF_MISFIT_LABELS;
+	if (n->taints & ~p->tolerates)
+		return KERF_MISFIT_TAINT;
 	if (p->nr_gpus > 0) {
 		if (n->nr_gpus == 0)
 			return KERF_MISFIT_MODEL;
@@ -474,10 +888,9 @@ static int check_binding(const struct kerf_cluster *c,
 {
 	const struct kerf_node *n;
 
-	if (b.node >= c->nr_nodes)
+	if (b.node >= c->nr_slots || !c->nodes[b.node].live)
 		return kerf_err_set(err, -KERF_ERANGE,
-				    "binding: node %" PRIu32 " does not exist",
-				    b.node);
+				    "binding: no node in slot %" PRIu32, b.node);
 	n = &c->nodes[b.node];
 	if (popcount16(b.gpus) != p->nr_gpus)
 		return kerf_err_set(err, -KERF_ERANGE,
@@ -525,7 +938,7 @@ static int mig_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->mem_free_mib -= dir * p->mem_mib;
 	n->nr_pods = (uint32_t)((int64_t)n->nr_pods + dir);
 	n->nr_pods_by_class[0] = (uint16_t)(n->nr_pods_by_class[0] + dir);
-	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	new_stamp(c, b.node);
 	kerf_fit_index_update(&c->fit, n, b.node);
 	return 0;
 }
@@ -560,7 +973,7 @@ int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->nr_pods++;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]++;
-	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	new_stamp(c, b.node);
 	if (p->nr_gpus > 0)
 		kerf_fit_index_update(&c->fit, n, b.node);
 	return 0;
@@ -613,7 +1026,7 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	n->nr_pods--;
 	if (p->nr_gpus > 0)
 		n->nr_pods_by_class[kerf_pod_class(p)]--;
-	n->stamp = c->stamps[b.node] = ++c->stamp_seq;
+	new_stamp(c, b.node);
 	if (p->nr_gpus > 0)
 		kerf_fit_index_update(&c->fit, n, b.node);
 	return 0;
@@ -621,8 +1034,8 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 
 void kerf_cluster_touch_all(struct kerf_cluster *c)
 {
-	for (size_t i = 0; i < c->nr_nodes; i++)
-		c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
+	for (size_t i = 0; i < c->nr_slots; i++)
+		new_stamp(c, i);
 }
 
 /* GPUs in MIG mode: legal layouts, charges within the GPU, hidden above. */
@@ -662,9 +1075,54 @@ static int check_mig(const struct kerf_cluster *c, const struct kerf_node *n,
 	return 0;
 }
 
+/* Slots, ranks and names agree: order[] is every live slot in rank order. */
+static int check_slots(const struct kerf_cluster *c, struct kerf_err *err)
+{
+	size_t live = 0;
+
+	if (c->nr_nodes + c->nr_free != c->nr_slots || c->by_name.nr != c->nr_nodes)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "cluster: %zu live + %zu free slots of %zu, %zu names",
+				    c->nr_nodes, c->nr_free, c->nr_slots, c->by_name.nr);
+	for (size_t p = 0; p < c->nr_nodes; p++) {
+		uint32_t i = c->order[p];
+
+		if (i >= c->nr_slots || !c->nodes[i].live || c->pos[i] != p)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "cluster: rank %zu names slot %u, not a live node ranked there",
+					    p, i);
+		if (p > 0 && cmp_rank(c, c->order[p - 1], c->nodes[i].rank,
+				      c->nodes[i].name) >= 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "cluster: node '%s' out of rank order",
+					    c->nodes[i].name);
+		if (kerf_cluster_find_node(c, c->nodes[i].name) != (int)i)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "cluster: node '%s' not found by its name",
+					    c->nodes[i].name);
+	}
+	for (size_t i = 0; i < c->nr_slots; i++) {
+		const struct kerf_node *n = &c->nodes[i];
+
+		live += n->live;
+		if (!n->live && (c->pos[i] != KERF_NO_POS || n->nr_pods || n->nr_gpus ||
+				 n->cpu_milli || n->mem_mib || !n->cordoned || n->mig))
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "cluster: free slot %zu is not empty", i);
+	}
+	if (live != c->nr_nodes)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "cluster: %zu live nodes, %zu ranked", live, c->nr_nodes);
+	return 0;
+}
+
 int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 {
-	for (size_t i = 0; i < c->nr_nodes; i++) {
+	int rc = check_slots(c, err);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < c->nr_slots; i++) {
 		const struct kerf_node *n = &c->nodes[i];
 		int32_t sum = 0;
 		int idle = 0;
@@ -724,7 +1182,7 @@ int64_t kerf_cluster_gpu_milli_capacity(const struct kerf_cluster *c)
 {
 	int64_t sum = 0;
 
-	for (size_t i = 0; i < c->nr_nodes; i++)
+	for (size_t i = 0; i < c->nr_slots; i++)
 		sum += (int64_t)c->nodes[i].nr_gpus * KERF_GPU_MILLI;
 	return sum;
 }
@@ -733,7 +1191,7 @@ int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c)
 {
 	int64_t sum = 0;
 
-	for (size_t i = 0; i < c->nr_nodes; i++) {
+	for (size_t i = 0; i < c->nr_slots; i++) {
 		const struct kerf_node *n = &c->nodes[i];
 
 		sum += (int64_t)n->nr_gpus * KERF_GPU_MILLI - n->gpu_free_milli_sum;

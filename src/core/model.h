@@ -1,13 +1,23 @@
 /*
  * model: the cluster inventory and the resource arithmetic of the core.
  *
- * A cluster is an array of nodes; a node's index is its fixed rank, the
- * tie-break of every placement decision (the caller orders the nodes).  Each
- * node has CPU, memory and up to KERF_NODE_MAX_GPUS GPUs of one model; each
- * GPU has gpu_milli (1000 = the whole GPU) and, when the model's memory is
- * known, GPU memory.  Every change to a node goes through kerf_cluster_bind
- * or kerf_cluster_unbind, which refuse to overcommit and bump the node's
- * stamp so that cached scores can tell a changed node from an unchanged one.
+ * A cluster holds nodes in slots: a node keeps its slot from the time it is
+ * added until it is removed, and bindings name that slot, so adding or
+ * removing other nodes never renumbers anything.  A freed slot is reused
+ * by a later node.  Separately, every node has a rank: the caller's rank
+ * key, then its name, in ascending order (kerf_cluster_upsert_node).  The
+ * rank is the tie-break of every placement decision; order[] lists the
+ * live nodes in rank order and pos[] gives a slot's place in it.  Ranks
+ * are set by the caller, so a cluster rebuilt in any order (after a
+ * restart) ranks its nodes exactly as before.
+ *
+ * Each node has CPU, memory and up to KERF_NODE_MAX_GPUS GPUs of one
+ * model; each GPU has gpu_milli (1000 = the whole GPU) and, when the
+ * model's memory is known, GPU memory.  Every change to what a node holds
+ * goes through kerf_cluster_bind or kerf_cluster_unbind, which refuse to
+ * overcommit; every change to a node gives it a new stamp, unique within
+ * the cluster's life, so that cached scores can tell a changed node (or a
+ * new node in a reused slot) from an unchanged one.
  *
  * Pure: no I/O, no clock, no globals.  Integers only.
  */
@@ -18,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/arena.h"
 #include "base/err.h"
+#include "base/map.h"
 #include "core/fit_index.h"
 
 enum {
@@ -29,7 +39,13 @@ enum {
 	KERF_MODEL_NAME_MAX = 32,   /* bytes, including the NUL */
 	KERF_MODEL_NONE = 0xffff,   /* model index of a node without GPUs */
 	KERF_POD_CLASSES = KERF_NODE_MAX_GPUS + 1, /* 0 = fraction, k = k GPUs */
+	KERF_NODE_NAME_MAX = 253,   /* bytes, without the NUL (a DNS name) */
+	KERF_MAX_LABELS = 64,       /* interned label and taint terms each */
+	KERF_LABEL_MAX = 317,       /* bytes of "key=value" (253 + 1 + 63) */
 };
+
+/* pos[] of a free slot */
+#define KERF_NO_POS UINT32_MAX
 
 /*
  * Bounds on capacities and requests: far beyond any real node (2 million
@@ -82,7 +98,9 @@ struct kerf_gpu_model {
 };
 
 struct kerf_node {
-	const char *name;           /* owned by the cluster's arena */
+	const char *name;           /* owned by the cluster; "" in a free slot */
+	uint64_t rank;              /* the caller's rank key (then the name) */
+	bool live;                  /* false: a free slot (all zero, cordoned) */
 	int64_t cpu_milli;          /* capacity */
 	int64_t mem_mib;            /* capacity */
 	int64_t cpu_free_milli;     /* 0 <= free <= capacity */
@@ -109,6 +127,8 @@ struct kerf_node {
 	uint32_t gpu_tenant[KERF_NODE_MAX_GPUS];
 	uint32_t domain;            /* NVLink domain id; 0 = none (node alone) */
 	bool cordoned;              /* takes no new pods (down, draining) */
+	uint64_t labels;            /* bit i: the node has label term i */
+	uint64_t taints;            /* bit i: the node has taint term i */
 	/*
 	 * GPUs in MIG mode (bit g = GPU g) and their instances (core/mig/
 	 * place.h), NULL when none.  A GPU in MIG mode shows 0 milli and 0
@@ -141,9 +161,13 @@ struct kerf_pod {
 	 */
 	uint8_t mig_slices;
 	uint32_t tenant;            /* the pod's tenant; 0 = none given */
+	/* node selection: every label term of need_labels, and a taint term
+	 * outside tolerates on the node keeps the pod off it */
+	uint64_t need_labels;
+	uint64_t tolerates;
 };
 
-/* Where a pod goes: a node and the GPUs it uses there (bit i = GPU i). */
+/* Where a pod goes: a node's slot and the GPUs it uses there (bit i = GPU i). */
 struct kerf_binding {
 	uint32_t node;
 	uint16_t gpus;
@@ -151,16 +175,47 @@ struct kerf_binding {
 };
 
 struct kerf_cluster {
-	struct kerf_node *nodes;    /* rank order; nodes[i] has rank i */
+	struct kerf_node *nodes;    /* by slot: nodes[0 .. nr_slots) */
 	uint32_t *stamps;           /* stamps[i] == nodes[i].stamp, packed for scans */
-	size_t nr_nodes;
-	size_t alloc_nodes;
+	size_t nr_slots;            /* slots ever used (live or free) */
+	size_t alloc_nodes;         /* of nodes[], stamps[] and pos[] */
+	size_t nr_nodes;            /* live nodes */
+	uint32_t *order;            /* live slots in rank order, nr_nodes entries */
+	uint32_t *pos;              /* pos[slot]: index in order[], or KERF_NO_POS */
+	size_t alloc_order;
+	uint32_t *free_slots;       /* reused last freed first */
+	size_t nr_free;
+	size_t alloc_free;
+	struct kerf_map by_name;    /* name -> slot + 1 */
+	uint64_t next_rank;         /* rank key of kerf_cluster_add_node */
 	struct kerf_gpu_model models[KERF_MAX_MODELS];
 	size_t nr_models;
 	uint32_t stamp_seq;         /* last stamp handed to a node */
 	uint64_t mig_models;        /* bit i: some node of model i has MIG GPUs */
-	struct kerf_arena names;    /* node names */
-	struct kerf_fit_index fit;  /* nodes that could hold a GPU pod */
+	char *labels[KERF_MAX_LABELS]; /* interned "key=value" terms, owned */
+	size_t nr_labels;
+	char *taints[KERF_MAX_LABELS]; /* interned "key=value:Effect" terms, owned */
+	size_t nr_taints;
+	struct kerf_fit_index fit;  /* nodes that could hold a pod, by slot */
+};
+
+/*
+ * What a node is, as the caller sees it (kerf_cluster_upsert_node).  The
+ * MIG layout is not here: GPUs enter MIG mode empty and instances are
+ * carved on demand (kerf_cluster_set_mig, kerf_cluster_set_mig_layout).
+ */
+struct kerf_node_spec {
+	const char *name;           /* 1 .. KERF_NODE_NAME_MAX bytes, unique */
+	uint64_t rank;              /* rank key; equal keys rank by name */
+	int64_t cpu_milli;
+	int64_t mem_mib;
+	int model;                  /* model index; ignored when nr_gpus is 0 */
+	int nr_gpus;
+	uint32_t domain;            /* NVLink domain; 0 = none */
+	bool cordoned;
+	uint16_t mig_gpus;          /* GPUs in MIG mode */
+	uint64_t labels;            /* interned label terms (kerf_cluster_label) */
+	uint64_t taints;            /* interned taint terms (kerf_cluster_taint) */
 };
 
 void kerf_cluster_init(struct kerf_cluster *c);
@@ -174,12 +229,61 @@ int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name);
 
 /*
- * Append an empty node (rank = current node count).  model is a model index
- * or KERF_MODEL_NONE when nr_gpus is 0.  Returns the index or negative.
+ * Append an empty node ranked after every node added this way (rank key =
+ * how many were added before).  model is a model index or KERF_MODEL_NONE
+ * when nr_gpus is 0.  Returns the slot or negative.
  */
 int kerf_cluster_add_node(struct kerf_cluster *c, const char *name,
 			  int64_t cpu_milli, int64_t mem_mib, int model,
 			  int nr_gpus, struct kerf_err *err);
+
+/* Is spec a valid node?  Names the node, the field and the reason. */
+int kerf_node_spec_validate(const struct kerf_cluster *c,
+			    const struct kerf_node_spec *spec,
+			    struct kerf_err *err);
+
+/*
+ * Add the node, or bring the node of that name up to spec.  A node that
+ * holds pods keeps them as long as its shape (CPU, memory, model, GPU
+ * count) and the MIG mode of its busy GPUs do not change; otherwise
+ * -KERF_EBUSY (the caller requeues what runs there first: see
+ * kerf_state_node_upsert).  Labels, taints, domain, cordon and rank may
+ * change at any time.  Nothing changes on error.  Returns the slot.
+ */
+int kerf_cluster_upsert_node(struct kerf_cluster *c,
+			     const struct kerf_node_spec *spec,
+			     struct kerf_err *err);
+
+/* The spec of live node i (name borrowed from the cluster). */
+void kerf_cluster_node_spec(const struct kerf_cluster *c, size_t i,
+			    struct kerf_node_spec *spec);
+
+/*
+ * Remove the node in slot i; its slot is freed for reuse.  -KERF_EBUSY
+ * while pods are bound there, -KERF_ENOTFOUND for a free slot.
+ */
+int kerf_cluster_remove_node(struct kerf_cluster *c, size_t i,
+			     struct kerf_err *err);
+
+/* The slot of the live node called name, or -KERF_ENOTFOUND. */
+int kerf_cluster_find_node(const struct kerf_cluster *c, const char *name);
+
+/*
+ * The bit of label term "key=value" (or taint term "key=value:Effect"),
+ * interned on first use; -KERF_ELIMIT past KERF_MAX_LABELS terms,
+ * -KERF_EINVAL for an empty or over-long term.
+ */
+int kerf_cluster_label(struct kerf_cluster *c, const char *term,
+		       struct kerf_err *err);
+int kerf_cluster_taint(struct kerf_cluster *c, const char *term,
+		       struct kerf_err *err);
+
+/* Does a ranks before b (slots of live nodes)? */
+static inline bool kerf_cluster_before(const struct kerf_cluster *c, size_t a,
+				       size_t b)
+{
+	return c->pos[a] < c->pos[b];
+}
 
 /* Cordon (true) or uncordon node i; its pods stay, new ones do not fit. */
 void kerf_cluster_cordon(struct kerf_cluster *c, size_t i, bool cordoned);
@@ -243,6 +347,8 @@ bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p);
 enum kerf_misfit {
 	KERF_MISFIT_NONE = 0,
 	KERF_MISFIT_CORDONED,       /* node takes no new pods */
+	KERF_MISFIT_LABELS,         /* node lacks a label the pod selects */
+	KERF_MISFIT_TAINT,          /* node has a taint the pod does not tolerate */
 	KERF_MISFIT_MODEL,          /* GPU model not allowed / node has no GPUs */
 	KERF_MISFIT_GPU_COUNT,      /* fewer GPUs than asked */
 	KERF_MISFIT_CPU,

@@ -22,6 +22,8 @@ static uint64_t pod_hash(const struct kerf_pod *p)
 	h = mix(h, p->model_mask);
 	h = mix(h, (uint64_t)p->mig_slices << 48 | (uint64_t)p->share << 40 |
 		   (uint64_t)p->isolation << 32 | p->tenant);
+	h = mix(h, p->need_labels);
+	h = mix(h, p->tolerates);
 	return h ^ (h >> 29);
 }
 
@@ -32,7 +34,8 @@ static bool pod_same(const struct kerf_pod *a, const struct kerf_pod *b)
 	       a->gpu_mem_mib == b->gpu_mem_mib && a->nr_gpus == b->nr_gpus &&
 	       a->model_mask == b->model_mask && a->share == b->share &&
 	       a->isolation == b->isolation && a->tenant == b->tenant &&
-	       a->mig_slices == b->mig_slices;
+	       a->mig_slices == b->mig_slices &&
+	       a->need_labels == b->need_labels && a->tolerates == b->tolerates;
 }
 
 void kerf_score_cache_init(struct kerf_score_cache *sc, size_t max_rows)
@@ -63,6 +66,28 @@ void kerf_score_cache_invalidate(struct kerf_score_cache *sc)
 	sc->generation++;
 }
 
+/* Every row gets entries for nr slots (new ones empty). */
+static int widen(struct kerf_score_cache *sc, size_t nr)
+{
+	for (size_t i = 0; i < sc->nr_slots; i++) {
+		struct kerf_cache_entry *e;
+
+		if (!sc->rows[i].entries)
+			continue;
+		e = realloc(sc->rows[i].entries, nr * sizeof(*e));
+		if (!e) {
+			/* rows of two widths cannot be told apart: start again */
+			drop_rows(sc);
+			sc->nr_nodes = 0;
+			return -1;
+		}
+		memset(e + sc->nr_nodes, 0, (nr - sc->nr_nodes) * sizeof(*e));
+		sc->rows[i].entries = e;
+	}
+	sc->nr_nodes = nr;
+	return 0;
+}
+
 static int ensure_table(struct kerf_score_cache *sc)
 {
 	size_t slots = 16;
@@ -86,18 +111,21 @@ struct kerf_cache_entry *kerf_score_cache_row(struct kerf_score_cache *sc,
 	struct kerf_cache_row *row;
 	size_t i;
 
-	if (sc->max_rows == 0 || c->nr_nodes == 0)
+	if (sc->max_rows == 0 || c->nr_slots == 0)
 		return NULL;
 	/*
 	 * Stamps are only comparable within one cluster whose stamp counter
-	 * went forward; anything else starts the cache afresh.
+	 * went forward; anything else starts the cache afresh.  New slots
+	 * only widen the rows: every stamp is new, so no entry can match a
+	 * node it was not computed for.
 	 */
-	if (sc->cluster != c || sc->nr_nodes != c->nr_nodes ||
-	    c->stamp_seq < sc->last_stamp_seq) {
+	if (sc->cluster != c || c->stamp_seq < sc->last_stamp_seq) {
 		drop_rows(sc);
 		sc->cluster = c;
-		sc->nr_nodes = c->nr_nodes;
+		sc->nr_nodes = 0;
 	}
+	if (c->nr_slots > sc->nr_nodes && widen(sc, c->alloc_nodes) < 0)
+		return NULL;
 	sc->last_stamp_seq = c->stamp_seq;
 	if (ensure_table(sc) < 0)
 		return NULL;

@@ -1,8 +1,10 @@
 /*
  * score_cache: verdicts of pure plug-ins per (pod shape, node).
  *
- * A row per distinct pod request (the shape), an entry per node holding the
- * node stamp it was computed at.  An entry is valid while the node's stamp is
+ * A row per distinct pod request (the shape), an entry per node slot
+ * holding the node stamp it was computed at.  Rows widen as the cluster
+ * gains slots; adding or removing nodes never empties the cache (stamps
+ * are unique within a cluster, so an entry never matches another node).  An entry is valid while the node's stamp is
  * unchanged and the cache generation is the row's.  Bounded: at most
  * max_shapes rows; a shape beyond that is simply not cached.
  */
@@ -34,7 +36,7 @@ struct kerf_score_cache {
 	size_t nr_slots;
 	size_t nr_rows;
 	size_t max_rows;
-	size_t nr_nodes;               /* entries per row */
+	size_t nr_nodes;               /* entries per row: node slots covered */
 	uint64_t generation;
 	const struct kerf_cluster *cluster;
 	uint32_t last_stamp_seq;

@@ -15,7 +15,7 @@ enum { DEFAULT_HALF_LIFE_MS = 3600 * 1000 };
 void kerf_state_capacity(const struct kerf_state *st, struct kerf_res *cap)
 {
 	kerf_res_zero(cap);
-	for (size_t i = 0; i < st->cluster.nr_nodes; i++) {
+	for (size_t i = 0; i < st->cluster.nr_slots; i++) {
 		const struct kerf_node *n = &st->cluster.nodes[i];
 
 		cap->v[KERF_RES_CPU] += n->cpu_milli;
@@ -402,7 +402,8 @@ static int check_workload(const struct kerf_state *st,
 		const struct kerf_node *n;
 		struct node_use *u;
 
-		if (wp->b.node >= st->cluster.nr_nodes)
+		if (wp->b.node >= st->cluster.nr_slots ||
+		    !st->cluster.nodes[wp->b.node].live)
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "workload '%s': bound to a node that does not exist",
 					    w->name);
@@ -467,7 +468,7 @@ static int check_mig_gpu(const struct kerf_node *n, int g,
 static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 		       struct kerf_err *err)
 {
-	for (size_t i = 0; i < st->cluster.nr_nodes; i++) {
+	for (size_t i = 0; i < st->cluster.nr_slots; i++) {
 		const struct kerf_node *n = &st->cluster.nodes[i];
 		const struct node_use *u = &use[i];
 
@@ -524,7 +525,7 @@ static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 int kerf_state_check(const struct kerf_state *st, struct kerf_err *err)
 {
 	size_t nt = st->tenants.nr;
-	struct node_use *use = calloc(st->cluster.nr_nodes ? st->cluster.nr_nodes : 1,
+	struct node_use *use = calloc(st->cluster.nr_slots ? st->cluster.nr_slots : 1,
 				      sizeof(*use));
 	struct kerf_res *leaf_use = calloc(nt, sizeof(*leaf_use));
 	struct kerf_res *leaf_np = calloc(nt, sizeof(*leaf_np));

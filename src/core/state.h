@@ -50,8 +50,9 @@ struct kerf_state {
 	int64_t avg_at_ms;
 	int64_t half_life_ms;          /* of the usage history */
 	uint32_t reserver_id;          /* holds the head-of-line reservation */
-	uint8_t *reserved;             /* its nodes, one flag per node, owned */
-	size_t nr_reserved;            /* entries in reserved[] */
+	uint8_t *reserved;             /* its nodes, one flag per slot, owned */
+	size_t nr_reserved;            /* entries in reserved[] (>= slots
+					  when reserver_id is set) */
 	struct kerf_notice notices[KERF_NOTICES]; /* ring */
 	uint64_t nr_notices;           /* ever issued */
 };

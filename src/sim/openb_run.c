@@ -212,7 +212,7 @@ int kerf_openb_run(const struct kerf_openb *trace,
 	kerf_sched_init(&sched, &pol);
 	if (opts->defrag) {
 		movable = calloc(trace->nr_pods, sizeof(*movable));
-		if (!movable || kerf_defrag_init(&defrag, nr_seq, cluster.nr_nodes,
+		if (!movable || kerf_defrag_init(&defrag, nr_seq, cluster.nr_slots,
 						 &opts->defrag_budget) < 0) {
 			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 			kerf_sched_release(&sched);

@@ -94,6 +94,7 @@ static void test_strerror_every_code(void **state)
 		{ KERF_ENOTFOUND, "not found" },
 		{ KERF_ELIMIT, "limit exceeded" },
 		{ KERF_EEXIST, "already exists" },
+		{ KERF_EBUSY, "in use" },
 	};
 
 	(void)state;

@@ -64,7 +64,7 @@ static void test_mode_changes(void **state)
 	/* a whole GPU on GPU 0: it cannot enter MIG mode, GPU 1 can */
 	assert_int_equal(kerf_cluster_bind(&c, &whole, (struct kerf_binding){ 0, 1, 0 }, NULL), 0);
 	err = (struct kerf_err){ 0 };
-	assert_int_equal(kerf_cluster_set_mig(&c, 0, 0x3, &err), -KERF_EINVAL);
+	assert_int_equal(kerf_cluster_set_mig(&c, 0, 0x3, &err), -KERF_EBUSY);
 	assert_string_equal(err.msg, "node 'n' GPU 0: work runs on it, its MIG mode cannot change");
 	assert_int_equal(c.nodes[0].mig_gpus, 0);
 	assert_int_equal(kerf_cluster_set_mig(&c, 0, 0x2, NULL), 0);
@@ -74,7 +74,7 @@ static void test_mode_changes(void **state)
 	/* an instance in use pins GPU 1 in MIG mode */
 	assert_int_equal(kerf_cluster_bind(&c, &p, (struct kerf_binding){ 0, 2, 0 }, NULL), 0);
 	err = (struct kerf_err){ 0 };
-	assert_int_equal(kerf_cluster_set_mig(&c, 0, 0, &err), -KERF_EINVAL);
+	assert_int_equal(kerf_cluster_set_mig(&c, 0, 0, &err), -KERF_EBUSY);
 	assert_string_equal(err.msg, "node 'n' GPU 1: work runs on it, its MIG mode cannot change");
 	assert_int_equal(kerf_cluster_unbind(&c, &p, (struct kerf_binding){ 0, 2, 0 }, NULL), 0);
 	/* free instances go with the mode */

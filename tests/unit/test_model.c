@@ -522,7 +522,7 @@ static void test_bind_refusals(void **state)
 
 	p = whole(1);
 	expect_refused(&c, &p, (struct kerf_binding){ 4, 1, 0 }, false,
-		       "binding: node 4 does not exist");
+		       "binding: no node in slot 4");
 	expect_refused(&c, &p, (struct kerf_binding){ 1, 3, 0 }, false,
 		       "binding on 'a100x4': 2 GPUs chosen for a pod asking 1");
 	expect_refused(&c, &p, (struct kerf_binding){ 1, 0, 0 }, false,
@@ -598,7 +598,7 @@ static void test_unbind_refusals(void **state)
 			       "unbind on 'a100x4': GPU 0 was not held");
 	}
 	expect_refused(&c, &w, (struct kerf_binding){ 9, 1, 0 }, true,
-		       "binding: node 9 does not exist");
+		       "binding: no node in slot 9");
 	expect_refused(&c, &f, (struct kerf_binding){ 1, 0, 0 }, true,
 		       "binding on 'a100x4': 0 GPUs chosen for a pod asking 1");
 	/* The real pod comes back fine. */

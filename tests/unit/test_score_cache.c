@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "base/err.h"
 #include "core/score_cache.h"
 
 enum { NODES = 3 };
@@ -21,7 +22,7 @@ static void make_cluster(struct kerf_cluster *c)
 	kerf_cluster_init(c);
 	assert_int_equal(kerf_cluster_model(c, "g", 0, NULL), 0);
 	for (int i = 0; i < NODES; i++)
-		assert_int_equal(kerf_cluster_add_node(c, i == 0 ? "a" : "b",
+		assert_int_equal(kerf_cluster_add_node(c, i == 0 ? "a" : i == 1 ? "b" : "c",
 						       8000, 8192, 0, 2, NULL),
 				 i);
 }
@@ -254,14 +255,30 @@ static void test_stamp_and_size_changes(void **state)
 	r = kerf_score_cache_row(&sc, &c, &p);
 	assert_empty(r);
 	fill(r, 8);
-	/* A new node changes the row width: rows are dropped. */
+	/*
+	 * A new node widens the rows and keeps every entry: stamps are
+	 * unique, so the new slot's empty entry matches nothing.
+	 */
 	assert_int_equal(kerf_cluster_add_node(&c, "d", 1, 1, KERF_MODEL_NONE, 0,
 					       NULL), NODES);
 	r = kerf_score_cache_row(&sc, &c, &p);
 	assert_non_null(r);
-	assert_int_equal(sc.nr_nodes, NODES + 1);
-	for (int i = 0; i < NODES + 1; i++)
-		assert_int_equal(r[i].stamp, 0);
+	assert_true(sc.nr_nodes >= NODES + 1);
+	for (int i = 0; i < NODES; i++)
+		assert_int_equal(r[i].score, 8);
+	assert_int_equal(r[NODES].stamp, 0);
+	/* a node with a pod cannot go; an empty one can, the others stay */
+	assert_int_equal(kerf_cluster_remove_node(&c, 1, NULL), -KERF_EBUSY);
+	assert_int_equal(kerf_cluster_remove_node(&c, 2, NULL), 0);
+	r = kerf_score_cache_row(&sc, &c, &p);
+	assert_int_equal(r[0].score, 8);
+	assert_int_equal(r[1].score, 8);
+	assert_int_not_equal(r[2].stamp, c.stamps[2]);
+	/* the freed slot is reused by the next node, with a stamp no entry has */
+	assert_int_equal(kerf_cluster_add_node(&c, "e", 1, 1, KERF_MODEL_NONE, 0,
+					       NULL), 2);
+	r = kerf_score_cache_row(&sc, &c, &p);
+	assert_int_not_equal(r[2].stamp, c.stamps[2]);
 	kerf_score_cache_release(&sc);
 	kerf_cluster_release(&c);
 }

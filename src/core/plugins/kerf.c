@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "core/gpu_pick.h"
 #include "core/workload_model.h"
 
@@ -52,8 +53,8 @@ struct kerf_priv {
 	struct kerf_opts o;
 	struct kerf_workload_model model;
 	const struct kerf_pod_dist *given;   /* online=0 only */
-	struct node_measure *nodes;          /* by node index */
-	size_t nr_nodes;
+	struct node_measure *nodes;          /* by node slot */
+	size_t nr_nodes;                     /* allocated entries */
 	const struct kerf_cluster *cluster;  /* the nodes[] belong to */
 };
 
@@ -175,12 +176,16 @@ static int64_t node_measure(struct kerf_priv *k, const struct kerf_cluster *c,
 	uint32_t gen = k->model.nr_adopted;
 	struct node_measure *e;
 
-	if (k->cluster != c || k->nr_nodes != c->nr_nodes) {
+	if (k->cluster != c) {
 		free(k->nodes);
-		k->nodes = calloc(c->nr_nodes ? c->nr_nodes : 1, sizeof(*k->nodes));
-		k->nr_nodes = k->nodes ? c->nr_nodes : 0;
+		k->nodes = NULL;
+		k->nr_nodes = 0;
 		k->cluster = c;
 	}
+	/* new slots: wider, keeping the rest (stamps tell nodes apart) */
+	if (k->nr_nodes < c->nr_slots &&
+	    KERF_GROW_ZERO(k->nodes, k->nr_nodes, c->nr_slots) < 0)
+		return measure(k, d, v);
 	if (i >= k->nr_nodes)
 		return measure(k, d, v);
 	e = &k->nodes[i];

@@ -1,0 +1,62 @@
+/*
+ * map: an open-addressing hash map from a key to a pointer, for lookups by
+ * name or id (a node by name, a workload by key or id).  Keys are strings
+ * (borrowed: the caller keeps each key alive and unchanged while it is in
+ * the map, typically the value's own name) or 64-bit integers, fixed at
+ * init.  Lookups and changes are O(1) on average; the table stays at most
+ * half full (deleted entries included) and never shrinks below 16 slots.
+ * Iteration order is not offered: nothing may depend on hash order.
+ */
+#ifndef KERF_BASE_MAP_H
+#define KERF_BASE_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kerf_map_entry {
+	uint64_t hash;
+	union {
+		const char *s;
+		uint64_t u;
+	} key;
+	void *val;
+	uint8_t used;               /* 0 empty, 1 in use, 2 deleted */
+};
+
+struct kerf_map {
+	struct kerf_map_entry *e;   /* cap entries, or NULL */
+	size_t cap;                 /* a power of two, or 0 */
+	size_t nr;                  /* keys in the map */
+	size_t nr_deleted;          /* deleted entries still in the table */
+	bool str_keys;
+};
+
+void kerf_map_init(struct kerf_map *m, bool str_keys);
+void kerf_map_release(struct kerf_map *m);
+
+/* The value of key, or NULL. */
+void *kerf_map_get_str(const struct kerf_map *m, const char *key);
+void *kerf_map_get_u64(const struct kerf_map *m, uint64_t key);
+
+/*
+ * Set key's value (val must not be NULL), replacing any; 0, or -KERF_ENOMEM
+ * with the map unchanged.
+ */
+int kerf_map_put_str(struct kerf_map *m, const char *key, void *val)
+	__attribute__((warn_unused_result));
+int kerf_map_put_u64(struct kerf_map *m, uint64_t key, void *val)
+	__attribute__((warn_unused_result));
+
+/* Make room for nr more keys, so the next nr puts cannot fail. */
+int kerf_map_reserve(struct kerf_map *m, size_t nr)
+	__attribute__((warn_unused_result));
+
+/* Remove key; true when it was there. */
+bool kerf_map_del_str(struct kerf_map *m, const char *key);
+bool kerf_map_del_u64(struct kerf_map *m, uint64_t key);
+
+/* 64-bit hash of a string (FNV-1a, then mixed). */
+uint64_t kerf_hash_str(const char *s);
+
+#endif /* KERF_BASE_MAP_H */
