@@ -48,8 +48,8 @@
 #include "core/frag.h"
 #include "core/model.h"
 #include "core/policy.h"
+#include "format/file.h"
 #include "sim/demo.h"
-#include "sim/file.h"
 #include "sim/openb.h"
 
 enum {

@@ -1,6 +1,6 @@
 /*
  * fuzz_mig_node: libFuzzer target for the reader of MIG node descriptions
- * (kerf_mig_node_parse and sim/yaml_doc under it), the decoder of the
+ * (kerf_mig_node_parse and format/yaml_doc under it), the decoder of the
  * untrusted file `kerf plan-mig` reads.  The input is the YAML text.
  *
  * Beyond "no crash, no leak, no sanitizer report", each input checks

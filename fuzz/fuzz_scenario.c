@@ -1,6 +1,6 @@
 /*
  * fuzz_scenario: libFuzzer target for the YAML scenario reader
- * (kerf_scenario_parse and sim/yaml_doc under it), the decoder of untrusted
+ * (kerf_scenario_parse and format/yaml_doc under it), the decoder of untrusted
  * scenario files.  The input is the YAML text.
  *
  * Beyond "no crash, no leak, no sanitizer report", each input checks

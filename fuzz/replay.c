@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/err.h"
-#include "sim/file.h"
+#include "format/file.h"
 
 enum { REPLAY_MAX_BYTES = 16 << 20 };
 

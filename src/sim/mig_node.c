@@ -1,8 +1,8 @@
 /*
  * mig_node: the reader of MIG node descriptions (see mig_node.h).
  *
- * Like sim/scenario, it walks the tree of sim/yaml_doc with a field path in
- * hand ("gpus[1].instances[0].start", kept by sim/yaml_read) so that every
+ * Like sim/scenario, it walks the tree of format/yaml_doc with a field path in
+ * hand ("gpus[1].instances[0].start", kept by format/yaml_read) so that every
  * error says "file:line: field: reason".  It decodes into a local description and
  * copies it out only when everything, the layout of every GPU included, is
  * legal.  Names taken from the input are quoted in messages only as
@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/file.h"
-#include "sim/yaml_doc.h"
-#include "sim/yaml_read.h"
+#include "format/file.h"
+#include "format/yaml_doc.h"
+#include "format/yaml_read.h"
 
 enum {
 	MIG_MAX_BYTES = 1 << 20,           /* the file */

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/csv.h"
-#include "sim/file.h"
+#include "format/csv.h"
+#include "format/file.h"
 
 enum {
 	OPENB_MAX_BYTES = 256 << 20,      /* one trace file */

@@ -2,8 +2,8 @@
  * scenario: the YAML scenario reader and the build of the core state from a
  * scenario (the format is docs/scenario.md).
  *
- * The reader walks the tree of sim/yaml_doc with a field path in hand
- * ("tenants[1].quota.H100-80GB.nominal", kept by sim/yaml_read), so that
+ * The reader walks the tree of format/yaml_doc with a field path in hand
+ * ("tenants[1].quota.H100-80GB.nominal", kept by format/yaml_read), so that
  * every error says "file:line: field: reason".  It checks everything the
  * core would refuse later, while the line is still known: names, references
  * between sections (tenants, classes, GPU models), the bounds of
@@ -31,9 +31,9 @@
 #include "core/resources.h"
 #include "core/mig/geometry.h"
 #include "core/sharing.h"
-#include "sim/file.h"
-#include "sim/yaml_doc.h"
-#include "sim/yaml_read.h"
+#include "format/file.h"
+#include "format/yaml_doc.h"
+#include "format/yaml_read.h"
 
 enum {
 	SCN_MAX_BYTES = 16 << 20,          /* the file */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for sim/csv: rows split into fields, empty rows skipped with
+ * Unit tests for format/csv: rows split into fields, empty rows skipped with
  * line numbers kept, "\r\n" endings, and the rejections (quotes, NUL bytes,
  * rows over KERF_CSV_MAX_LINE, more than KERF_CSV_MAX_FIELDS fields), plus
  * kerf_csv_int on empty, non-digit, overflowing and out-of-range fields.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sim/csv.h"
+#include "format/csv.h"
 
 static void assert_prefix(const char *msg, const char *prefix)
 {

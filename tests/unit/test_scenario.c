@@ -1,5 +1,5 @@
 /*
- * Unit tests for sim/scenario (and sim/yaml_doc under it): a complete
+ * Unit tests for sim/scenario (and format/yaml_doc under it): a complete
  * scenario parsed and built (node names, ranks and NVLink domains, model
  * memory, quotas in core units, class masks, the tenant tree), defaults,
  * the exact conversion of decimals to core units, the example of
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "core/resources.h"
-#include "sim/file.h"
+#include "format/file.h"
 #include "sim/scenario.h"
 
 static const struct kerf_scenario empty_scenario;

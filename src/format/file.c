@@ -1,4 +1,4 @@
-#include "sim/file.h"
+#include "format/file.h"
 
 #include <errno.h>
 #include <stdio.h>

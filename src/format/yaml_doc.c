@@ -9,7 +9,7 @@
  * its node ends, and an alias is charged the size and height of what it
  * names.
  */
-#include "sim/yaml_doc.h"
+#include "format/yaml_doc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /*
  * yaml_read: the field path, messages, mappings and common scalars of the
- * sim/yaml_doc readers (see yaml_read.h).
+ * format/yaml_doc readers (see yaml_read.h).
  */
-#include "sim/yaml_read.h"
+#include "format/yaml_read.h"
 
 #include <stdarg.h>
 #include <stdio.h>

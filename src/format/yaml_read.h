@@ -1,5 +1,5 @@
 /*
- * yaml_read: the pieces shared by the readers that decode a sim/yaml_doc
+ * yaml_read: the pieces shared by the readers that decode a format/yaml_doc
  * tree into structs (sim/scenario, sim/mig_node): a field path carried
  * down the walk and messages that name it, mappings with a fixed set of
  * keys, and the scalars every format has (names, booleans).
@@ -20,14 +20,14 @@
  * Every failure is -KERF_EPARSE with the message in the reader's err (first
  * message wins, see base/err.h); nothing here allocates.
  */
-#ifndef KERF_SIM_YAML_READ_H
-#define KERF_SIM_YAML_READ_H
+#ifndef KERF_FORMAT_YAML_READ_H
+#define KERF_FORMAT_YAML_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
-#include "sim/yaml_doc.h"
+#include "format/yaml_doc.h"
 
 enum {
 	KERF_YREAD_FIELD_MAX = 320,        /* the field path, with the NUL */
@@ -139,4 +139,4 @@ int kerf_yread_key_name(struct kerf_yread *r, const struct kerf_yaml_node *v,
 int kerf_yread_key_bool(struct kerf_yread *r, const struct kerf_yaml_node *v,
 			const char *key, bool *out);
 
-#endif /* KERF_SIM_YAML_READ_H */
+#endif /* KERF_FORMAT_YAML_READ_H */

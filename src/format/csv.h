@@ -8,8 +8,8 @@
  * The reader never allocates: rows are copied into the reader's buffer and
  * fields point into it until the next row.
  */
-#ifndef KERF_SIM_CSV_H
-#define KERF_SIM_CSV_H
+#ifndef KERF_FORMAT_CSV_H
+#define KERF_FORMAT_CSV_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -51,4 +51,4 @@ int kerf_csv_find(const struct kerf_csv *r, const char *name);
 int kerf_csv_int(const struct kerf_csv *r, int i, const char *column,
 		 int64_t min, int64_t max, int64_t *out, struct kerf_err *err);
 
-#endif /* KERF_SIM_CSV_H */
+#endif /* KERF_FORMAT_CSV_H */

@@ -1,8 +1,8 @@
 /*
  * file: read a whole file into memory, bounded.
  */
-#ifndef KERF_SIM_FILE_H
-#define KERF_SIM_FILE_H
+#ifndef KERF_FORMAT_FILE_H
+#define KERF_FORMAT_FILE_H
 
 #include <stddef.h>
 
@@ -17,4 +17,4 @@ int kerf_file_read(struct kerf_file *f, const char *path, size_t max_bytes,
 		   struct kerf_err *err);
 void kerf_file_release(struct kerf_file *f);
 
-#endif /* KERF_SIM_FILE_H */
+#endif /* KERF_FORMAT_FILE_H */

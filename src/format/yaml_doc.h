@@ -22,8 +22,8 @@
  * A loaded document owns all its nodes and text (one arena); nothing is
  * freed one by one.
  */
-#ifndef KERF_SIM_YAML_DOC_H
-#define KERF_SIM_YAML_DOC_H
+#ifndef KERF_FORMAT_YAML_DOC_H
+#define KERF_FORMAT_YAML_DOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,4 +81,4 @@ void kerf_yaml_release(struct kerf_yaml_doc *doc);
 /* A plain scalar that YAML reads as null: empty, "~", "null", "Null", "NULL". */
 bool kerf_yaml_is_null(const struct kerf_yaml_node *n);
 
-#endif /* KERF_SIM_YAML_DOC_H */
+#endif /* KERF_FORMAT_YAML_DOC_H */

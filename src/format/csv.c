@@ -1,4 +1,4 @@
-#include "sim/csv.h"
+#include "format/csv.h"
 
 #include <string.h>
 
