@@ -1,6 +1,8 @@
 /*
  * scenario: a simulated multi-tenant cluster and its workload, as read from
  * a YAML file (docs/scenario.md) and turned into the core's state.
+ * scenario_parse.c reads (kerf_scenario_parse, kerf_scenario_load);
+ * scenario_build.c builds (kerf_scenario_build).
  *
  * Loading validates everything and names file:line, the field and the
  * reason on error; a scenario that failed to load is never used (the
