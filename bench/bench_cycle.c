@@ -63,7 +63,6 @@
  * size's repetitions: it never goes down, so a row shows the largest
  * footprint of that size and of every size before it.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -76,6 +75,7 @@
 
 #include <jansson.h>
 
+#include "base/parse.h"
 #include "base/rng.h"
 #include "core/cycle.h"
 #include "core/framework.h"
@@ -232,21 +232,6 @@ static long peak_rss_kib(void)
 	return ru.ru_maxrss; /* KiB on Linux */
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "N[,N...]" with lo <= N <= hi into v[]; returns the count or -1. */
 static int parse_list(const char *arg, size_t *v, uint64_t lo, uint64_t hi)
 {
@@ -261,7 +246,8 @@ static int parse_list(const char *arg, size_t *v, uint64_t lo, uint64_t hi)
 	     tok = strtok_r(NULL, ",", &save)) {
 		uint64_t x;
 
-		if (n >= MAX_SIZES || parse_u64(tok, &x) < 0 || x < lo || x > hi)
+		if (n >= MAX_SIZES || kerf_parse_u64(tok, &x) < 0 || x < lo ||
+		    x > hi)
 			return -1;
 		v[n++] = (size_t)x;
 	}
@@ -931,6 +917,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct kerf_err err = { 0 };
 	uint64_t v;
 	int c, n;
 
@@ -964,43 +951,33 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			o->nr_pending = (size_t)n;
 			break;
 		case 'r':
-			if (parse_u64(optarg, &v) < 0 || v < 1 || v > MAX_REPEAT) {
-				fprintf(stderr, "bench_cycle: --repeat '%s': expected 1..%d\n",
-					optarg, MAX_REPEAT);
-				return 2;
-			}
+			if (kerf_parse_u64_opt("--repeat", optarg, 1, MAX_REPEAT,
+					       &v, &err) < 0)
+				goto bad_option;
 			o->repeat = (unsigned)v;
 			break;
 		case 'f':
-			if (parse_u64(optarg, &v) < 0 || v > UINT32_MAX) {
-				fprintf(stderr, "bench_cycle: --finish '%s': expected an unsigned integer\n",
-					optarg);
-				return 2;
-			}
+			if (kerf_parse_u64_opt("--finish", optarg, 0, UINT32_MAX,
+					       &v, &err) < 0)
+				goto bad_option;
 			o->finish = (unsigned)v;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &v) < 0 || v > MAX_SHAPES) {
-				fprintf(stderr, "bench_cycle: --shapes '%s': expected 0..%d\n",
-					optarg, MAX_SHAPES);
-				return 2;
-			}
+			if (kerf_parse_u64_opt("--shapes", optarg, 0, MAX_SHAPES,
+					       &v, &err) < 0)
+				goto bad_option;
 			o->shapes = (unsigned)v;
 			break;
 		case 'F':
-			if (parse_u64(optarg, &v) < 0 || v > 100) {
-				fprintf(stderr, "bench_cycle: --fill '%s': expected 0..100\n",
-					optarg);
-				return 2;
-			}
+			if (kerf_parse_u64_opt("--fill", optarg, 0, 100, &v,
+					       &err) < 0)
+				goto bad_option;
 			o->fill_pct = (int)v;
 			break;
 		case 's':
-			if (parse_u64(optarg, &o->seed) < 0) {
-				fprintf(stderr, "bench_cycle: --seed '%s': expected an unsigned integer\n",
-					optarg);
-				return 2;
-			}
+			if (kerf_parse_u64_opt("--seed", optarg, 0, UINT64_MAX,
+					       &o->seed, &err) < 0)
+				goto bad_option;
 			break;
 		case 'j':
 			o->json = true;
@@ -1024,6 +1001,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		return 2;
 	}
 	return 0;
+bad_option:
+	fprintf(stderr, "bench_cycle: %s\n", err.msg);
+	return 2;
 }
 
 int main(int argc, char **argv)

@@ -30,7 +30,6 @@
  * row's run: it never goes down, so a row shows the largest footprint of
  * that run and of every run before it.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -43,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "base/parse.h"
 #include "base/rng.h"
 #include "core/framework.h"
 #include "core/frag.h"
@@ -128,21 +128,6 @@ static long peak_rss_kib(void)
 	return ru.ru_maxrss; /* KiB on Linux */
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_sizes(const char *arg, struct bench_opts *o)
 {
 	char buf[512];
@@ -156,7 +141,7 @@ static int parse_sizes(const char *arg, struct bench_opts *o)
 	     tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
-		if (o->nr_sizes >= MAX_SIZES || parse_u64(tok, &v) < 0 ||
+		if (o->nr_sizes >= MAX_SIZES || kerf_parse_u64(tok, &v) < 0 ||
 		    v < 1 || v > MAX_NODES)
 			return -1;
 		o->sizes[o->nr_sizes++] = (size_t)v;
@@ -521,6 +506,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct kerf_err err = { 0 };
 	int c, rc;
 
 	parse_sizes("1000,5000,10000", o);
@@ -549,9 +535,9 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			o->pods_path = optarg;
 			break;
 		case 's':
-			if (parse_u64(optarg, &o->seed) < 0) {
-				fprintf(stderr, "bench_place: --seed '%s': expected an unsigned integer\n",
-					optarg);
+			if (kerf_parse_u64_opt("--seed", optarg, 0, UINT64_MAX,
+					       &o->seed, &err) < 0) {
+				fprintf(stderr, "bench_place: %s\n", err.msg);
 				return 2;
 			}
 			break;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/parse.h"
 #include "cmd/cmd.h"
 #include "core/policy.h"
 #include "sim/openb.h"
@@ -73,21 +74,6 @@ int kerf_cmd_sim(int argc, char **argv)
 	return kerf_cmd_sim_day(argc, argv);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "42-51" or "42,43,50" */
 static int parse_seeds(const char *arg, uint64_t *seeds, size_t *nr)
 {
@@ -102,7 +88,8 @@ static int parse_seeds(const char *arg, uint64_t *seeds, size_t *nr)
 	dash = strchr(buf, '-');
 	if (dash && !strchr(buf, ',')) {
 		*dash = '\0';
-		if (parse_u64(buf, &a) || parse_u64(dash + 1, &b) || b < a ||
+		if (kerf_parse_u64(buf, &a) < 0 ||
+		    kerf_parse_u64(dash + 1, &b) < 0 || b < a ||
 		    b - a >= MAX_SEEDS)
 			return -1;
 		for (uint64_t s = a; s <= b; s++)
@@ -110,7 +97,7 @@ static int parse_seeds(const char *arg, uint64_t *seeds, size_t *nr)
 		return 0;
 	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*nr >= MAX_SEEDS || parse_u64(tok, &a))
+		if (*nr >= MAX_SEEDS || kerf_parse_u64(tok, &a) < 0)
 			return -1;
 		seeds[(*nr)++] = a;
 	}
@@ -254,13 +241,16 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'J':
-			jobs = strtol(optarg, NULL, 10);
-			if (jobs < 1 || jobs > 64) {
-				fprintf(stderr, "kerf sim openb: --jobs '%s': expected 1..64\n", optarg);
+		case 'J': {
+			uint64_t v;
+
+			if (kerf_parse_u64_opt("--jobs", optarg, 1, 64, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
 			}
+			jobs = (long)v;
 			break;
+		}
 		case 'o':
 			opts.policy_options = optarg;
 			break;

@@ -4,30 +4,14 @@
  * "N runs, M events, V violations" and how to replay the first bad seed;
  * exits 1 on any violation.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
+#include "base/parse.h"
 #include "cmd/cmd.h"
 #include "sim/check.h"
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 int kerf_cmd_sim_check(int argc, char **argv)
 {
@@ -47,14 +31,14 @@ int kerf_cmd_sim_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			if (parse_u64(optarg, &runs) < 0 || runs < 1 || runs > 100000000) {
-				fprintf(stderr, "kerf sim check: --runs '%s': expected 1..100000000\n", optarg);
+			if (kerf_parse_u64_opt("--runs", optarg, 1, 100000000, &runs, &err) < 0) {
+				fprintf(stderr, "kerf sim check: %s\n", err.msg);
 				return 2;
 			}
 			break;
 		case 's':
-			if (parse_u64(optarg, &seed) < 0) {
-				fprintf(stderr, "kerf sim check: --seed '%s': expected a non-negative integer\n", optarg);
+			if (kerf_parse_u64_opt("--seed", optarg, 0, UINT64_MAX, &seed, &err) < 0) {
+				fprintf(stderr, "kerf sim check: %s\n", err.msg);
 				return 2;
 			}
 			break;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/parse.h"
 #include "base/rng.h"
 #include "core/frag.h"
 #include "core/framework.h"
@@ -636,16 +637,6 @@ static int check_seed(struct run runs[3], const struct world *w,
 	return 0;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	*out = strtoull(s, &end, 10);
-	return *end == '\0';
-}
-
 int main(int argc, char **argv)
 {
 	uint64_t first = 1, nr_seeds = PROP_RUNS_DEFAULT;
@@ -661,12 +652,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (argc > 1) {
-		if (!parse_u64(argv[1], &first)) {
+		if (kerf_parse_u64(argv[1], &first) < 0) {
 			fprintf(stderr, "usage: prop_placement [seed [policy]]\n");
 			return 2;
 		}
 		nr_seeds = 1;
-	} else if (env && *env && (!parse_u64(env, &nr_seeds) || !nr_seeds)) {
+	} else if (env && *env && (kerf_parse_u64(env, &nr_seeds) < 0 || !nr_seeds)) {
 		fprintf(stderr, "prop_placement: KERF_PROP_RUNS='%s' is not a positive count\n",
 			env);
 		return 2;
