@@ -151,6 +151,7 @@ struct scenario {
 	struct kerf_state st;
 	struct kerf_policy pol;
 	struct kerf_sched sched;
+	struct kerf_decisions dec;        /* what the last cycle decided */
 	bool have_state, have_policy;
 	int leaves[NR_LEAVES];
 	int64_t leaf_nominal[NR_LEAVES];  /* GPU milli, all flavors */
@@ -511,7 +512,16 @@ static void draw_workload(struct scenario *sc, int leaf,
 		draw_shape(sc, w);
 	}
 	w->tenant = sc->leaves[leaf];
-	snprintf(w->name, sizeof(w->name), "w%u", sc->st.next_id);
+}
+
+/* Submit w under key "w<id>". */
+static int submit(struct scenario *sc, const struct kerf_workload *w,
+		  int64_t at_ms, struct kerf_err *err)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "w%u", sc->st.next_id);
+	return kerf_state_submit(&sc->st, key, w, at_ms, err);
 }
 
 static void scenario_free(struct scenario *sc)
@@ -524,6 +534,7 @@ static void scenario_free(struct scenario *sc)
 	}
 	if (sc->have_state)
 		kerf_state_release(&sc->st);
+	kerf_decisions_release(&sc->dec);
 	free(sc->templates);
 	free(sc);
 }
@@ -531,7 +542,8 @@ static void scenario_free(struct scenario *sc)
 static int run_cycle(struct scenario *sc, int64_t now_ms,
 		     struct kerf_cycle_stats *stats, struct kerf_err *err)
 {
-	return kerf_cycle_run(&sc->sched, &sc->st, now_ms, stats, err);
+	kerf_decisions_clear(&sc->dec);
+	return kerf_cycle_run(&sc->sched, &sc->st, now_ms, &sc->dec, stats, err);
 }
 
 static size_t count_state(const struct kerf_state *st, enum kerf_wl_state s)
@@ -576,7 +588,7 @@ static int fill(struct scenario *sc, int fill_pct, struct kerf_err *err)
 				continue;
 			}
 			misses = 0;
-			rc = kerf_state_submit(&sc->st, &w, now, err);
+			rc = submit(sc, &w, now, err);
 			if (rc < 0)
 				return rc;
 			gap -= kerf_workload_gpu_milli(&w);
@@ -600,8 +612,7 @@ static int submit_pending(struct scenario *sc, size_t nr, struct kerf_err *err)
 		int rc;
 
 		draw_workload(sc, leaf, &w);
-		rc = kerf_state_submit(&sc->st, &w,
-				       PENDING_AT_MS - (int64_t)(nr - i), err);
+		rc = submit(sc, &w, PENDING_AT_MS - (int64_t)(nr - i), err);
 		if (rc < 0)
 			return rc;
 	}

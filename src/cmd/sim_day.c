@@ -101,7 +101,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
 	struct day_watch dw = { .err = &err };
-	size_t gpus = 0;
+	size_t gpus = 0, submitted = 0;
 	int rc;
 
 	if (argc > 1) {
@@ -122,14 +122,15 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		kerf_scenario_release(&sc);
 		return 1;
 	}
-	for (size_t i = 0; i < ts.st.cluster.nr_nodes; i++)
+	for (size_t i = 0; i < ts.st.cluster.nr_slots; i++)
 		gpus += ts.st.cluster.nodes[i].nr_gpus;
+	submitted = (size_t)kerf_timesim_submitted(&ts);
 	printf("kerf sim: a day on a shared cluster (built-in demo; kerf sim --help for more)\n");
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
 	printf("tenants:  product/serving (production inference, shares GPUs only within itself), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
 	printf("work:     %zu workloads in 24 h: inference, 64-GPU pretraining gangs, finetunes, sweeps, notebooks\n\n",
-	       ts.st.nr_wl);
+	       submitted);
 	kerf_ts_report_text(stdout, &ts);
 	summary(&ts, &dw);
 	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");

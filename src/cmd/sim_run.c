@@ -3,6 +3,7 @@
  * real core, and its report per tenant and class.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,11 +31,11 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
 	} else {
 		size_t gpus = 0;
 
-		for (size_t i = 0; i < ts.st.cluster.nr_nodes; i++)
+		for (size_t i = 0; i < ts.st.cluster.nr_slots; i++)
 			gpus += ts.st.cluster.nodes[i].nr_gpus;
-		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenants, %zu workloads, %.1f h simulated, policy %s\n\n",
+		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s\n\n",
 		       sc->name[0] ? sc->name : "(unnamed)", ts.st.cluster.nr_nodes, gpus,
-		       ts.st.tenants.nr - 1, ts.st.nr_wl,
+		       ts.st.tenants.nr - 1, kerf_timesim_submitted(&ts),
 		       (double)ts.horizon_ms / 3.6e6, ts.pol.name);
 		kerf_ts_report_text(stdout, &ts);
 	}

@@ -23,6 +23,8 @@ struct cycle_ctx {
 	struct kerf_sched *s;
 	struct kerf_state *st;
 	int64_t now_ms;
+	struct kerf_decisions *out;
+	int rc;                     /* first error: the cycle stops there */
 	int64_t *share;             /* per tenant, see tenant_shares */
 	struct kerf_wl_pod *scratch;/* pods being placed */
 	uint8_t *allowed;           /* per node, for topology constraints */
@@ -43,6 +45,7 @@ struct cycle_ctx {
 	bool any_held;
 	uint8_t *only;              /* all zero but while place_one_node uses it */
 	/* NVLink domains in node order, built when first needed */
+	uint64_t *dom_keys;         /* scratch of build_domains, 2 per slot */
 	uint32_t *dom_nodes;        /* nodes grouped by domain, rank order within */
 	uint32_t *dom_start;        /* group g: dom_nodes[dom_start[g] ..
 				       dom_start[g + 1]) */
@@ -186,7 +189,9 @@ static int cmp_workloads(const struct cycle_ctx *x, const struct kerf_workload *
 	}
 	if (a->submit_ms != b->submit_ms)
 		return a->submit_ms < b->submit_ms ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return strcmp(a->key, b->key);
 }
 
 /* Stable merge sort of workload pointers with the cycle's order. */
@@ -255,23 +260,6 @@ static void request_on(const struct kerf_workload *w, int f,
 		struct kerf_res one;
 
 		kerf_res_of_pod(&one, &w->sets[i].req, f, w->sets[i].count);
-		kerf_res_add(req, &one);
-	}
-}
-
-/* The quota of what was actually placed. */
-static void request_placed(const struct kerf_state *st,
-			   const struct kerf_workload *w,
-			   const struct kerf_wl_pod *pods, uint32_t nr,
-			   struct kerf_res *req)
-{
-	kerf_res_zero(req);
-	for (uint32_t k = 0; k < nr; k++) {
-		const struct kerf_node *n = &st->cluster.nodes[pods[k].b.node];
-		struct kerf_res one;
-
-		kerf_res_of_pod(&one, &w->sets[pods[k].set].req,
-				n->nr_gpus ? n->model : -1, 1);
 		kerf_res_add(req, &one);
 	}
 }
@@ -448,28 +436,17 @@ static bool place_one_node(struct cycle_ctx *x, const struct kerf_workload *w,
 }
 
 /* (domain << 32 | rank) of every node in a domain, sorted: groups by domain */
-static bool build_domains(struct cycle_ctx *x)
+static void build_domains(struct cycle_ctx *x)
 {
 	const struct kerf_cluster *c = &x->st->cluster;
-	uint64_t *key = malloc((c->nr_nodes ? c->nr_nodes : 1) * sizeof(*key));
-	uint64_t *first;
+	uint64_t *key = x->dom_keys, *first = x->dom_keys + c->nr_slots;
 	size_t nr_keys = 0, nr = 0, g = 0;
 
 	x->doms_built = true;
-	if (!key)
-		return false;
 	for (size_t p = 0; p < c->nr_nodes; p++)
 		if (c->nodes[c->order[p]].domain)
 			key[nr_keys++] = (uint64_t)c->nodes[c->order[p]].domain << 32 | p;
 	qsort(key, nr_keys, sizeof(*key), cmp_u64);
-	x->dom_nodes = malloc((nr_keys ? nr_keys : 1) * sizeof(*x->dom_nodes));
-	x->dom_start = malloc((nr_keys + 1) * sizeof(*x->dom_start));
-	first = malloc((nr_keys ? nr_keys : 1) * sizeof(*first));
-	if (!x->dom_nodes || !x->dom_start || !first) {
-		free(key);
-		free(first);
-		return false;
-	}
 	/* the groups in the order of their first node: (first rank << 32 | start) */
 	for (size_t i = 0; i < nr_keys; i++)
 		if (i == 0 || key[i] >> 32 != key[i - 1] >> 32)
@@ -486,9 +463,6 @@ static bool build_domains(struct cycle_ctx *x)
 	}
 	x->dom_start[g] = (uint32_t)nr;
 	x->nr_doms = g;
-	free(first);
-	free(key);
-	return true;
 }
 
 /* Could domain g hold w's smallest admissible set of pods at all? */
@@ -521,8 +495,8 @@ static bool place_one_domain(struct cycle_ctx *x, const struct kerf_workload *w,
 	struct kerf_cluster *c = &x->st->cluster;
 	int tried = 0;
 
-	if (!x->doms_built && !build_domains(x))
-		return false;
+	if (!x->doms_built)
+		build_domains(x);
 	memset(x->allowed, 0, c->nr_slots);
 	for (size_t g = 0; g < x->nr_doms && tried < DOMAIN_ATTEMPTS; g++) {
 		bool ok;
@@ -647,28 +621,18 @@ static void remember_failed(struct cycle_ctx *x, uint64_t h)
 	x->failed[i] = h;
 }
 
+/* Admit w with the pods placed; out of memory stops the cycle. */
 static void commit(struct cycle_ctx *x, struct kerf_workload *w, uint32_t nr,
 		   const struct kerf_res *req)
 {
-	w->pods = malloc(nr * sizeof(*w->pods));
-	if (!w->pods) {
-		/* cannot record the bindings: give them back, try later */
+	int rc = kerf_state_admit(x->st, w, x->scratch, nr, req, x->now_ms,
+				  x->out, NULL);
+
+	if (rc < 0) {
+		/* nothing was recorded: the pods go back, the cycle ends */
 		rollback(x, w, nr);
-		set_pending(w, KERF_PENDING_CAPACITY, "out of memory recording bindings");
-		return;
+		x->rc = rc;
 	}
-	memcpy(w->pods, x->scratch, nr * sizeof(*w->pods));
-	w->nr_bound = nr;
-	w->charged = *req;
-	/* borrowed: did this admission take its tenant beyond nominal? */
-	w->borrowed = !kerf_quota_within_nominal(&x->st->tenants, w->tenant, req);
-	kerf_quota_charge(&x->st->tenants, w->tenant, req, w->nonpreemptible);
-	if (!w->borrowed)
-		kerf_quota_charge_own(&x->st->tenants, w->tenant, req);
-	w->state = KERF_WL_RUNNING;
-	w->start_ms = x->now_ms;
-	w->pending = KERF_PENDING_NONE;
-	w->pending_text[0] = '\0';
 }
 
 /* Try one flavor set: place, check the quota of the placement, commit. */
@@ -681,7 +645,7 @@ static bool attempt(struct cycle_ctx *x, struct kerf_workload *w,
 
 	if (!place_gang(x, w, flavors, &nr, why))
 		return false;
-	request_placed(x->st, w, x->scratch, nr, &req);
+	kerf_state_charge_of(x->st, w, x->scratch, nr, &req);
 	if (!kerf_quota_fits(&x->st->tenants, w->tenant, &req,
 			     w->nonpreemptible, qv)) {
 		rollback(x, w, nr);
@@ -740,7 +704,7 @@ static bool probe(void *ctx, struct kerf_workload *w)
 	/* no reasons wanted: a probe's failure is not shown to anyone */
 	if (!flavors || !place_gang(x, w, flavors, &nr, NULL))
 		return false;
-	request_placed(x->st, w, x->scratch, nr, &req);
+	kerf_state_charge_of(x->st, w, x->scratch, nr, &req);
 	ok = kerf_quota_fits(&x->st->tenants, w->tenant, &req, w->nonpreemptible,
 			     &qv);
 	rollback(x, w, nr);
@@ -762,36 +726,24 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	if (x->plans_left <= 0 || x->no_preempt)
 		return;
 	x->plans_left--;
-	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan))
+	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan)) {
+		if (plan.oom)
+			x->rc = -KERF_ENOMEM;
 		return;
-	if (kerf_preempt_start(x->st, w, &plan, x->now_ms) < 0)
-		return;  /* out of memory: nothing started, tried again later */
+	}
+	x->rc = kerf_preempt_start(x->st, w, &plan, x->now_ms, x->out);
+	if (x->rc < 0)
+		return;  /* out of memory: nothing started, the cycle ends */
 	for (uint32_t i = 0; i < plan.nr && off < sizeof(names) - 1; i++)
 		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
 					i ? ", " : "",
-					kerf_state_find(x->st, plan.victims[i])->name);
+					kerf_state_find(x->st, plan.victims[i])->key);
 	set_pending(w, KERF_PENDING_PREEMPTING,
 		    "waiting for %u workload%s to checkpoint and leave (%s): %s",
 		    plan.nr, plan.nr == 1 ? "" : "s",
 		    plan.reclaim ? "reclaiming lent quota" : "lower priority",
 		    names);
 	stats->nr_preempted += plan.nr;
-}
-
-/* w was admitted while victims were still leaving for it: let them stay. */
-static void cancel_victims(struct kerf_state *st, struct kerf_workload *w)
-{
-	for (size_t i = 0; i < st->nr_wl && w->nr_victims > 0; i++) {
-		struct kerf_workload *v = st->wl[i];
-
-		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		    v->preempted_by == w->id) {
-			v->preempt_deadline_ms = 0;
-			v->preempted_by = 0;
-			w->nr_victims--;
-		}
-	}
-	w->nr_victims = 0;
 }
 
 /* A gang big enough to be starved by a stream of small work. */
@@ -993,8 +945,13 @@ over_quota:
 	try_preempt(x, w, stats);
 	return;
 admitted:
-	if (w->nr_victims > 0)
-		cancel_victims(x->st, w);
+	/* victims were still leaving for it: they may stay */
+	if (w->nr_victims > 0) {
+		x->rc = kerf_decisions_reserve(x->out, w->nr_victims);
+		if (x->rc < 0)
+			return;
+		kerf_state_cancel_victims(x->st, w, x->now_ms, x->out);
+	}
 	if (w->nr_nominated) {
 		/* what it did not need of the held room is free again */
 		kerf_preempt_unnominate(w);
@@ -1003,23 +960,117 @@ admitted:
 	stats->nr_admitted++;
 }
 
-int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
-		   struct kerf_cycle_stats *stats, struct kerf_err *err)
+static int cmp_arrival(const void *pa, const void *pb)
 {
-	struct cycle_ctx x = { .s = s, .st = st, .now_ms = now_ms };
+	const struct kerf_workload *a = *(struct kerf_workload *const *)pa;
+	const struct kerf_workload *b = *(struct kerf_workload *const *)pb;
+
+	if (a->submit_ms != b->submit_ms)
+		return a->submit_ms < b->submit_ms ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/*
+ * The policy learns the pods of workloads it has not seen, in the order
+ * they arrived (submission time, then seq), whatever order the state
+ * holds them in.
+ */
+static void observe_new(struct kerf_sched *s, struct kerf_workload **v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_arrival);
+	for (size_t i = 0; i < n; i++) {
+		struct kerf_workload *w = v[i];
+
+		for (int si = 0; si < w->nr_sets; si++)
+			for (uint32_t k = 0; k < w->sets[si].count; k++)
+				kerf_sched_observe(s, &w->sets[si].req);
+		w->observed = true;
+	}
+}
+
+/* 64-bit FNV-1a of a pending reason (code and sentence); never 0. */
+static uint64_t reason_hash(const struct kerf_workload *w)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)w->pending;
+
+	for (const char *c = w->pending_text; *c; c++) {
+		h ^= (unsigned char)*c;
+		h *= 0x100000001b3ULL;
+	}
+	return h | 1;
+}
+
+/* A PENDING record for each workload whose reason is not the one told. */
+static int tell_reasons(struct kerf_state *st, struct kerf_workload **v,
+			size_t n, int64_t now_ms, struct kerf_decisions *out)
+{
+	size_t changed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		changed += v[i]->state == KERF_WL_PENDING &&
+			   reason_hash(v[i]) != v[i]->pending_told;
+	if (kerf_decisions_reserve(out, changed) < 0)
+		return -KERF_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct kerf_workload *w = v[i];
+		uint64_t h;
+
+		if (w->state != KERF_WL_PENDING || (h = reason_hash(w)) == w->pending_told)
+			continue;
+		w->pending_told = h;
+		kerf_decisions_push(out, &(struct kerf_decision){
+			.kind = KERF_DECIDE_PENDING, .reason = (uint8_t)w->pending,
+			.workload = w->id, .at_ms = now_ms,
+		});
+	}
+	(void)st;
+	return 0;
+}
+
+/* Notices issued since the last were told (the ring keeps the last ones). */
+static int tell_notices(struct kerf_state *st, struct kerf_decisions *out)
+{
+	uint64_t from = st->notices_told;
+
+	if (st->nr_notices - from > KERF_NOTICES)
+		from = st->nr_notices - KERF_NOTICES;
+	if (kerf_decisions_reserve(out, (size_t)(st->nr_notices - from)) < 0)
+		return -KERF_ENOMEM;
+	for (uint64_t i = from; i < st->nr_notices; i++) {
+		const struct kerf_notice *n = &st->notices[i % KERF_NOTICES];
+
+		kerf_decisions_push(out, &(struct kerf_decision){
+			.kind = KERF_DECIDE_NOTICE, .reason = (uint8_t)n->kind,
+			.workload = n->workload, .other = (uint32_t)n->tenant,
+			.value = n->pct, .at_ms = n->at_ms,
+		});
+	}
+	st->notices_told = st->nr_notices;
+	return 0;
+}
+
+int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
+		   struct kerf_decisions *out, struct kerf_cycle_stats *stats,
+		   struct kerf_err *err)
+{
+	struct cycle_ctx x = { .s = s, .st = st, .now_ms = now_ms, .out = out };
 	struct kerf_workload **pending = NULL, **tmp = NULL;
-	size_t nr = 0, slots = st->cluster.nr_slots ? st->cluster.nr_slots : 1;
+	size_t nr = 0, nr_new = 0, slots = st->cluster.nr_slots ? st->cluster.nr_slots : 1;
 	int rc = 0, grown;
 
 	memset(stats, 0, sizeof(*stats));
 	x.plans_left = PREEMPT_PLANS_PER_CYCLE;
 	kerf_state_age(st, now_ms);
 	/* victims whose checkpoint deadline passed leave now */
-	rc = kerf_preempt_expire(st, now_ms, err);
+	rc = kerf_preempt_expire(st, now_ms, out, err);
 	if (rc < 0)
 		return rc;
 	/* idle work past its policy's time starts its way out */
-	kerf_idle_pass(st, now_ms);
+	rc = kerf_idle_pass(st, now_ms, out);
+	if (rc < 0)
+		return kerf_err_set(err, rc, "out of memory");
 	rc = 0;
 	x.share = calloc(st->tenants.nr, sizeof(*x.share));
 	x.scratch = malloc(KERF_MAX_GANG_PODS * sizeof(*x.scratch));
@@ -1030,6 +1081,9 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.held_list = malloc(slots * sizeof(*x.held_list));
 	x.only = calloc(slots, 1);
 	x.rank_keys = malloc(slots * sizeof(*x.rank_keys));
+	x.dom_nodes = malloc(slots * sizeof(*x.dom_nodes));
+	x.dom_start = malloc((slots + 1) * sizeof(*x.dom_start));
+	x.dom_keys = malloc(2 * slots * sizeof(*x.dom_keys));
 	/* without it nothing is memoised */
 	x.pod_memo = calloc(POD_MEMO, sizeof(*x.pod_memo));
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
@@ -1037,22 +1091,19 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	/* the reservation is kept for the next cycle: room for it now */
 	grown = KERF_GROW_ZERO(st->reserved, st->nr_reserved, st->cluster.nr_slots);
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
-	    !x.held || !x.held_list || !x.only || !x.rank_keys || !pending ||
-	    !tmp || grown < 0) {
+	    !x.held || !x.held_list || !x.only || !x.rank_keys || !x.dom_nodes ||
+	    !x.dom_start || !x.dom_keys || !x.pod_memo || !pending || !tmp ||
+	    grown < 0) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < st->nr_wl; i++) {
-		struct kerf_workload *w = st->wl[i];
-
-		if (w->state != KERF_WL_PENDING)
-			continue;
-		if (w->pending == KERF_PENDING_NEW)
-			for (int si = 0; si < w->nr_sets; si++)
-				for (uint32_t k = 0; k < w->sets[si].count; k++)
-					kerf_sched_observe(s, &w->sets[si].req);
-		pending[nr++] = w;
-	}
+	for (size_t i = 0; i < st->nr_wl; i++)
+		if (st->wl[i]->state == KERF_WL_PENDING && !st->wl[i]->observed)
+			tmp[nr_new++] = st->wl[i];
+	observe_new(s, tmp, nr_new);
+	for (size_t i = 0; i < st->nr_wl; i++)
+		if (st->wl[i]->state == KERF_WL_PENDING)
+			pending[nr++] = st->wl[i];
 	stats->nr_pending = (uint32_t)nr;
 	for (size_t i = 0; i < st->cluster.nr_slots; i++)
 		x.held[i] = NOT_HELD;
@@ -1080,16 +1131,26 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 			try_admit(&x, w, stats);
 			x.keep_off = false;
 			x.no_preempt = false;
+			if (x.rc < 0)
+				break;
 			if (w->state == KERF_WL_RUNNING)
 				continue;
 		}
 		try_admit(&x, w, stats);
+		if (x.rc < 0)
+			break;
 		if (w->state == KERF_WL_PENDING && w->nr_victims > 0 &&
 		    w->pending != KERF_PENDING_PREEMPTING)
 			set_pending(w, KERF_PENDING_PREEMPTING,
 				    "waiting for %u workload%s to checkpoint and leave",
 				    w->nr_victims, w->nr_victims == 1 ? "" : "s");
 	}
+	if (x.rc == 0)
+		x.rc = tell_reasons(st, pending, nr, now_ms, out);
+	if (x.rc == 0)
+		x.rc = tell_notices(st, out);
+	if (x.rc < 0)
+		rc = kerf_err_set(err, x.rc, "scheduling cycle: %s", kerf_strerror(x.rc));
 	st->reserver_id = x.reserver && x.reserver->state == KERF_WL_PENDING
 				  ? x.reserver->id
 				  : 0;
@@ -1108,6 +1169,7 @@ out:
 	free(x.rank_keys);
 	free(x.dom_nodes);
 	free(x.dom_start);
+	free(x.dom_keys);
 	free(pending);
 	free(tmp);
 	return rc;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "core/decision.h"
 #include "core/framework.h"
 #include "core/state.h"
 
@@ -39,8 +40,18 @@ struct kerf_cycle_stats {
 	uint32_t nr_preempted;     /* victims asked to checkpoint and leave */
 };
 
-/* Admitted workloads are RUNNING afterwards, with bindings and charges. */
+/*
+ * Run one cycle at now_ms.  Admitted workloads are RUNNING afterwards, with
+ * bindings and charges; every decision is appended to out (core/decision.h):
+ * evictions of victims whose deadline passed, idle reclamation requests,
+ * binds (after the MIG steps they need), preemption requests and their
+ * cancellations, pending reasons that changed, notices.  Out of memory is
+ * returned as -KERF_ENOMEM, never a silently different decision: the
+ * records appended before it are real decisions (the state holds them)
+ * and must still be carried out.
+ */
 int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
-		   struct kerf_cycle_stats *stats, struct kerf_err *err);
+		   struct kerf_decisions *out, struct kerf_cycle_stats *stats,
+		   struct kerf_err *err);
 
 #endif /* KERF_CORE_CYCLE_H */

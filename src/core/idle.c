@@ -1,5 +1,7 @@
 #include "core/idle.h"
 
+#include <stdlib.h>
+
 static const struct kerf_idle_policy no_policy = { .action = KERF_IDLE_NONE };
 
 const struct kerf_idle_policy *kerf_idle_policy_of(const struct kerf_state *st,
@@ -30,23 +32,49 @@ void kerf_idle_sample(struct kerf_state *st, uint32_t id, int32_t util_pct,
 	}
 }
 
-int kerf_idle_pass(struct kerf_state *st, int64_t now_ms)
+/* Is w idle past its policy's time (and not already leaving)? */
+static const struct kerf_idle_policy *due_idle(const struct kerf_state *st,
+					       const struct kerf_workload *w,
+					       int64_t now_ms)
 {
+	const struct kerf_idle_policy *p;
+
+	if (w->state != KERF_WL_RUNNING || w->idle_since_ms < 0 ||
+	    w->preempt_deadline_ms > 0)
+		return NULL;
+	p = kerf_idle_policy_of(st, w->tenant);
+	if (p->action == KERF_IDLE_NONE || (p->exempt_classes >> w->class_idx & 1) ||
+	    now_ms - w->idle_since_ms < p->after_ms)
+		return NULL;
+	return p;
+}
+
+int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
+		   struct kerf_decisions *out)
+{
+	struct kerf_workload **due;
+	size_t nr = 0;
 	int n = 0;
 
-	for (size_t i = 0; i < st->nr_wl; i++) {
-		struct kerf_workload *w = st->wl[i];
-		const struct kerf_idle_policy *p;
+	for (size_t i = 0; i < st->nr_wl; i++)
+		nr += due_idle(st, st->wl[i], now_ms) != NULL;
+	if (nr == 0)
+		return 0;
+	due = malloc(nr * sizeof(*due));
+	if (!due || kerf_decisions_reserve(out, nr) < 0) {
+		free(due);
+		return -KERF_ENOMEM;
+	}
+	nr = 0;
+	for (size_t i = 0; i < st->nr_wl; i++)
+		if (due_idle(st, st->wl[i], now_ms))
+			due[nr++] = st->wl[i];
+	kerf_state_sort_by_seq(due, nr);
+	for (size_t i = 0; i < nr; i++) {
+		struct kerf_workload *w = due[i];
+		const struct kerf_idle_policy *p = due_idle(st, w, now_ms);
 		int64_t grace;
 
-		if (w->state != KERF_WL_RUNNING || w->idle_since_ms < 0 ||
-		    w->preempt_deadline_ms > 0)
-			continue;
-		p = kerf_idle_policy_of(st, w->tenant);
-		if (p->action == KERF_IDLE_NONE ||
-		    (p->exempt_classes >> w->class_idx & 1) ||
-		    now_ms - w->idle_since_ms < p->after_ms)
-			continue;
 		if (!w->idle_notified) {
 			w->idle_notified = true;
 			kerf_state_notice(st, p->action == KERF_IDLE_NOTIFY ||
@@ -62,7 +90,12 @@ int kerf_idle_pass(struct kerf_state *st, int64_t now_ms)
 		w->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
 		w->preempted_by = 0;
 		w->idle_reclaim = true;
+		kerf_decisions_push(out, &(struct kerf_decision){
+			.kind = KERF_DECIDE_PREEMPT, .workload = w->id,
+			.other = 0, .at_ms = w->preempt_deadline_ms,
+		});
 		n++;
 	}
+	free(due);
 	return n;
 }

@@ -26,7 +26,12 @@ const struct kerf_idle_policy *kerf_idle_policy_of(const struct kerf_state *st,
 void kerf_idle_sample(struct kerf_state *st, uint32_t id, int32_t util_pct,
 		      int64_t now_ms);
 
-/* Apply the policies at now; returns how many workloads were asked to go. */
-int kerf_idle_pass(struct kerf_state *st, int64_t now_ms);
+/*
+ * Apply the policies at now: notices, and for checkpoint-evict a PREEMPT
+ * record (other 0: for no workload) per workload asked to go, in seq
+ * order.  Returns how many, or -KERF_ENOMEM with nothing changed.
+ */
+int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
+		   struct kerf_decisions *out);
 
 #endif /* KERF_CORE_IDLE_H */

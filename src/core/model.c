@@ -569,11 +569,13 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 			n->nr_gpus_idle--;
 			n->gpu_mem_free_mib[g] = 0;
 			memset(&n->mig->gpu[g], 0, sizeof(n->mig->gpu[g]));
+			memset(&n->mig->told[g], 0, sizeof(n->mig->told[g]));
 			n->mig->free_milli[g] = KERF_GPU_MILLI;
 		} else {
 			/* out of it: its free instances go */
 			n->mig->nr_destroyed += n->mig->gpu[g].nr;
 			memset(&n->mig->gpu[g], 0, sizeof(n->mig->gpu[g]));
+			memset(&n->mig->told[g], 0, sizeof(n->mig->told[g]));
 			n->mig->free_milli[g] = 0;
 			n->gpu_free_milli[g] = KERF_GPU_MILLI;
 			n->gpu_free_milli_sum += KERF_GPU_MILLI;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 bool kerf_quota_within_nominal(const struct kerf_tenants *tt, int leaf,
 			       const struct kerf_res *req)
 {
@@ -80,7 +82,9 @@ static int cmp_candidates(const void *pa, const void *pb)
 		return a->value < b->value ? -1 : 1;
 	if (a->w->start_ms != b->w->start_ms)
 		return a->w->start_ms > b->w->start_ms ? -1 : 1; /* newest first */
-	return a->w->id < b->w->id ? -1 : a->w->id > b->w->id;
+	if (a->w->seq != b->w->seq)
+		return a->w->seq < b->w->seq ? -1 : 1;
+	return strcmp(a->w->key, b->w->key);
 }
 
 /* Take v's pods and quota away (to be put back by restore). */
@@ -197,8 +201,10 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 	size_t nr = 0, nr_chosen = 0;
 
 	memset(plan, 0, sizeof(*plan));
-	if (!cand)
+	if (!cand) {
+		plan->oom = true;
 		return false;
+	}
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		struct kerf_workload *v = st->wl[i];
 		const struct kerf_priority_class *pc = &st->classes.c[v->class_idx];
@@ -290,23 +296,29 @@ static bool has_node(const uint32_t *nodes, uint32_t nr, uint32_t node)
 }
 
 int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
-		       const struct kerf_preempt_plan *plan, int64_t now_ms)
+		       const struct kerf_preempt_plan *plan, int64_t now_ms,
+		       struct kerf_decisions *out)
 {
-	uint32_t nr_pods = 0;
+	uint32_t nr_pods = 0, *nominated;
 
 	/*
 	 * Each victim remembers who asked it to leave, so that it never asks
 	 * back (no preemption cycle, even when this request is cancelled).
-	 * Grown first: out of memory, nothing has started.
+	 * Everything that can fail is done first: out of memory, nothing
+	 * has started.
 	 */
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
-		uint32_t *grown = realloc(v->asked_by, (v->nr_asked_by + 1) * sizeof(*grown));
+		size_t alloc = v->nr_asked_by;
 
-		if (!grown)
+		if (KERF_GROW(v->asked_by, alloc, (size_t)v->nr_asked_by + 1) < 0)
 			return -KERF_ENOMEM;
-		v->asked_by = grown;
 		nr_pods += v->nr_bound;
+	}
+	nominated = malloc((nr_pods ? nr_pods : 1) * sizeof(*nominated));
+	if (!nominated || kerf_decisions_reserve(out, plan->nr) < 0) {
+		free(nominated);
+		return -KERF_ENOMEM;
 	}
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
@@ -315,17 +327,20 @@ int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 			v->asked_by[v->nr_asked_by++] = w->id;
 	}
 	kerf_preempt_unnominate(w);
-	/* without memory for the list the room is simply not held */
-	w->nominated = nr_pods ? malloc(nr_pods * sizeof(*w->nominated)) : NULL;
+	w->nominated = nominated;
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
 		int64_t grace = st->classes.c[v->class_idx].checkpoint_grace_ms;
 
 		v->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
 		v->preempted_by = w->id;
-		for (uint32_t k = 0; w->nominated && k < v->nr_bound; k++)
+		for (uint32_t k = 0; k < v->nr_bound; k++)
 			if (!has_node(w->nominated, w->nr_nominated, v->pods[k].b.node))
 				w->nominated[w->nr_nominated++] = v->pods[k].b.node;
+		kerf_decisions_push(out, &(struct kerf_decision){
+			.kind = KERF_DECIDE_PREEMPT, .workload = v->id,
+			.other = w->id, .at_ms = v->preempt_deadline_ms,
+		});
 	}
 	w->nr_victims = plan->nr;
 	return 0;
@@ -338,21 +353,33 @@ void kerf_preempt_unnominate(struct kerf_workload *w)
 	w->nr_nominated = 0;
 }
 
-/* v leaves now: lost work recorded, queued again. */
+/* v leaves now: lost work recorded, queued again (or finished); EVICT. */
 static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
-		 struct kerf_err *err)
+		 struct kerf_decisions *out, struct kerf_err *err)
 {
+	bool idle = v->idle_reclaim;
+	int rc;
+
+	if (kerf_decisions_reserve(out, 1) < 0)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
 	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
 	v->nr_preemptions++;
 	/* reclaimed for idling: it ends here rather than coming back idle */
-	if (v->idle_reclaim)
-		return kerf_state_finish(st, v->id, now_ms, err);
-	return kerf_state_requeue(st, v->id, now_ms, err);
+	rc = idle ? kerf_state_finish(st, v->id, now_ms, err)
+		  : kerf_state_requeue(st, v->id, now_ms, err);
+	if (rc < 0)
+		return rc;
+	kerf_decisions_push(out, &(struct kerf_decision){
+		.kind = KERF_DECIDE_EVICT,
+		.reason = idle ? KERF_EVICT_IDLE : KERF_EVICT_PREEMPTED,
+		.workload = v->id, .requeued = !idle, .at_ms = now_ms,
+	});
+	return 0;
 }
 
 int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
-		     struct kerf_err *err)
+		     struct kerf_decisions *out, struct kerf_err *err)
 {
 	struct kerf_workload *v = kerf_state_find(st, id);
 
@@ -360,11 +387,11 @@ int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "checkpoint acknowledgement for a workload that was not asked");
 	v->last_checkpoint_ms = now_ms;
-	return evict(st, v, now_ms, err);
+	return evict(st, v, now_ms, out, err);
 }
 
 int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
-			    struct kerf_err *err)
+			    struct kerf_decisions *out, struct kerf_err *err)
 {
 	struct kerf_workload *v = kerf_state_find(st, id);
 
@@ -372,25 +399,38 @@ int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	    v->preempt_deadline_ms > now_ms)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "expiry of a workload that is not a due victim");
-	return evict(st, v, now_ms, err);
+	return evict(st, v, now_ms, out, err);
 }
 
 int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
-			struct kerf_err *err)
+			struct kerf_decisions *out, struct kerf_err *err)
 {
-	int n = 0;
+	struct kerf_workload **due;
+	size_t nr = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < st->nr_wl; i++) {
-		struct kerf_workload *v = st->wl[i];
-		int rc;
+		const struct kerf_workload *v = st->wl[i];
 
-		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0 ||
-		    v->preempt_deadline_ms > now_ms)
-			continue;
-		rc = evict(st, v, now_ms, err);
-		if (rc < 0)
-			return rc;
-		n++;
+		nr += v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
+		      v->preempt_deadline_ms <= now_ms;
 	}
-	return n;
+	if (nr == 0)
+		return 0;
+	due = malloc(nr * sizeof(*due));
+	if (!due)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	nr = 0;
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		struct kerf_workload *v = st->wl[i];
+
+		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
+		    v->preempt_deadline_ms <= now_ms)
+			due[nr++] = v;
+	}
+	kerf_state_sort_by_seq(due, nr);
+	for (size_t i = 0; i < nr && rc == 0; i++)
+		rc = evict(st, due[i], now_ms, out, err);
+	free(due);
+	return rc < 0 ? rc : (int)nr;
 }

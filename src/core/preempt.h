@@ -50,6 +50,7 @@ struct kerf_preempt_plan {
 	uint32_t victims[KERF_MAX_VICTIMS];
 	uint32_t nr;
 	bool reclaim;               /* by quota reclaim rather than priority */
+	bool oom;                   /* no plan: out of memory, not "none helps" */
 };
 
 /*
@@ -66,25 +67,33 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 
 /*
  * Start the handshake for every victim of plan, for w; nominate w.  Each
- * victim records that w asked it to leave.  -KERF_ENOMEM: nothing started.
+ * victim records that w asked it to leave; a PREEMPT record per victim
+ * (its deadline) is appended to out.  -KERF_ENOMEM: nothing started.
  */
 int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
-		       const struct kerf_preempt_plan *plan, int64_t now_ms);
+		       const struct kerf_preempt_plan *plan, int64_t now_ms,
+		       struct kerf_decisions *out);
 
 /* w no longer waits on its victims' nodes (admitted, or planning again). */
 void kerf_preempt_unnominate(struct kerf_workload *w);
 
-/* A victim acknowledged its checkpoint: it leaves now, losing nothing. */
+/*
+ * A victim acknowledged its checkpoint: it leaves now, losing nothing
+ * (EVICT appended to out: requeued, or finished when reclaimed for idling).
+ */
 int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
-		     struct kerf_err *err);
+		     struct kerf_decisions *out, struct kerf_err *err);
 
-/* Victim id leaves now (its deadline passed); lost work recorded. */
+/* Victim id leaves now (its deadline passed); lost work recorded; EVICT. */
 int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
-			    struct kerf_err *err);
+			    struct kerf_decisions *out, struct kerf_err *err);
 
-/* Victims whose deadline has passed leave now; returns how many. */
+/*
+ * Victims whose deadline has passed leave now, in seq order (an EVICT
+ * each); returns how many.
+ */
 int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
-			struct kerf_err *err);
+			struct kerf_decisions *out, struct kerf_err *err);
 
 /* Is a tenant (or an ancestor) beyond its nominal in a governed dimension? */
 bool kerf_tenant_borrowing(const struct kerf_tenants *tt, int tenant);

@@ -1,7 +1,28 @@
 /*
- * state: everything the scheduling cycle decides over.  The cluster, the
- * tenant tree with its accounting, the priority classes, and the workloads
- * (pending, running, finished), plus the usage history fairness uses.
+ * state: everything the scheduling cycle decides over, and the events that
+ * change it.  The cluster, the tenant tree with its accounting, the
+ * priority classes, the workloads (pending, running, finished), plus the
+ * usage history fairness uses.
+ *
+ * The state is driven the way a controller's cache is (kube-scheduler's
+ * AddNode / UpdateNode / RemoveNode, AssumePod / ForgetPod):
+ *   nodes      kerf_state_node_upsert, _node_remove, _node_lost;
+ *   workloads  kerf_state_submit (pending), kerf_state_adopt (already
+ *              running, after a restart), kerf_state_forget (drop it);
+ *   tenants    kerf_state_tenant_add, _tenant_update, _tenant_remove;
+ *   acks       kerf_state_started (its pods run), kerf_state_checkpointed,
+ *              kerf_state_finish (its pods are gone), kerf_preempt_ack;
+ * and kerf_cycle_run decides.  Every event is validated first and changes
+ * nothing when it fails, with an error naming the field and the reason.
+ * Events that make work leave append EVICT records to a decision list
+ * (core/decision.h).
+ *
+ * Workloads are known by the caller's key (a Kubernetes UID or
+ * namespace/name) and, inside the core, by an id the state assigns (never
+ * reused within its life; ids differ after a restart, keys do not).
+ * Nothing decided depends on ids or on the order workloads are held in:
+ * ties break on submission time, then the order they were first
+ * submitted in (seq, part of the exported state), then key.
  *
  * The state owns its workloads.  Only the functions here and the cycle
  * change it, so the accounting (quota usage = what running workloads were
@@ -15,6 +36,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/map.h"
+#include "core/decision.h"
 #include "core/model.h"
 #include "core/priority.h"
 #include "core/tenant.h"
@@ -41,12 +64,16 @@ struct kerf_state {
 	struct kerf_cluster cluster;   /* owned */
 	struct kerf_tenants tenants;   /* owned */
 	struct kerf_classes classes;
-	struct kerf_workload **wl;     /* owned, in submission order */
+	struct kerf_workload **wl;     /* owned, in no particular order */
 	size_t nr_wl;
 	size_t alloc_wl;
+	struct kerf_map by_id;         /* id -> workload */
+	struct kerf_map by_key;        /* key -> workload */
 	uint32_t next_id;              /* ids start at 1 */
+	uint64_t next_seq;             /* submission order, persisted */
 	/* fairness: usage averaged over time, per tenant */
-	struct kerf_res *usage_avg;    /* nr tenants entries */
+	struct kerf_res *usage_avg;    /* one per tenant slot */
+	size_t alloc_usage_avg;
 	int64_t avg_at_ms;
 	int64_t half_life_ms;          /* of the usage history */
 	uint32_t reserver_id;          /* holds the head-of-line reservation */
@@ -55,6 +82,8 @@ struct kerf_state {
 					  when reserver_id is set) */
 	struct kerf_notice notices[KERF_NOTICES]; /* ring */
 	uint64_t nr_notices;           /* ever issued */
+	/* notices not yet reported as decisions (ring positions) */
+	uint64_t notices_told;
 };
 
 void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,
@@ -62,7 +91,7 @@ void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,
 
 /*
  * Take ownership of a cluster, tenants and classes (the caller's structs are
- * left empty).  The root's capacity is set from the cluster.
+ * left empty).  The root's capacity is set from the cluster and follows it.
  */
 int kerf_state_init(struct kerf_state *st, struct kerf_cluster *cluster,
 		    struct kerf_tenants *tenants,
@@ -72,17 +101,66 @@ void kerf_state_release(struct kerf_state *st);
 /* The cluster's capacity per quota dimension. */
 void kerf_state_capacity(const struct kerf_state *st, struct kerf_res *cap);
 
+/* --- workloads ------------------------------------------------------- */
+
 /*
- * Submit a copy of w (pending).  The tenant must be a leaf, the class must
- * exist; w->id is assigned.  Returns the id or negative.
+ * Submit a copy of w, pending, under key (1 .. KERF_WORKLOAD_KEY_MAX bytes,
+ * unique among the state's workloads), submitted at submit_ms (the
+ * caller's clock: a restart keeps a workload's age).  The tenant must be a
+ * leaf, the class must exist.  Returns the id or negative.
  */
-int kerf_state_submit(struct kerf_state *st, const struct kerf_workload *w,
-		      int64_t now_ms, struct kerf_err *err);
+int kerf_state_submit(struct kerf_state *st, const char *key,
+		      const struct kerf_workload *w, int64_t submit_ms,
+		      struct kerf_err *err);
 
-struct kerf_workload *kerf_state_find(const struct kerf_state *st,
-				      uint32_t id);
+/*
+ * A workload already running with the given bindings (pods[k].set names
+ * its pod set; the counts per set must not exceed the sets', and at least
+ * min_count pods are given): bound and charged to its tenant's quota as
+ * admission would, running since start_ms.  Quota is charged even over a
+ * limit (the work runs already); bindings that do not fit the nodes, name
+ * a node that is not there, or break the topology constraint are refused
+ * with the pod and the reason, nothing changed.  Returns the id.
+ */
+int kerf_state_adopt(struct kerf_state *st, const char *key,
+		     const struct kerf_workload *w, int64_t submit_ms,
+		     int64_t start_ms, const struct kerf_wl_pod *pods,
+		     uint32_t nr_pods, struct kerf_err *err);
 
-/* A running workload finished (or was evicted): give everything back. */
+/*
+ * Drop a workload that is pending (withdrawn) or finished.  A running one
+ * must finish first (-KERF_EBUSY).  A pending preemptor's victims are let
+ * stay (CANCEL records appended to out, which may be NULL when there are
+ * none to tell).
+ */
+int kerf_state_forget(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		      struct kerf_decisions *out, struct kerf_err *err);
+
+struct kerf_workload *kerf_state_find_mut(struct kerf_state *st, uint32_t id);
+const struct kerf_workload *kerf_state_find_const(const struct kerf_state *st,
+						  uint32_t id);
+struct kerf_workload *kerf_state_find_key_mut(struct kerf_state *st,
+					      const char *key);
+const struct kerf_workload *
+kerf_state_find_key_const(const struct kerf_state *st, const char *key);
+
+/* A const state gives const workloads. */
+#define kerf_state_find(st, id)                                                \
+	_Generic((st), const struct kerf_state *: kerf_state_find_const,      \
+		 struct kerf_state *: kerf_state_find_mut)(st, id)
+#define kerf_state_find_key(st, key)                                           \
+	_Generic((st), const struct kerf_state *: kerf_state_find_key_const,  \
+		 struct kerf_state *: kerf_state_find_key_mut)(st, key)
+
+/* Its pods run (from now on its work counts): the adapter saw them start. */
+int kerf_state_started(struct kerf_state *st, uint32_t id, int64_t now_ms,
+		       struct kerf_err *err);
+
+/* It saved its work up to at_ms (<= now_ms): less is lost if it must go. */
+int kerf_state_checkpointed(struct kerf_state *st, uint32_t id, int64_t at_ms,
+			    int64_t now_ms, struct kerf_err *err);
+
+/* A running workload finished (its pods are gone): give everything back. */
 int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		      struct kerf_err *err);
 
@@ -93,13 +171,123 @@ int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 int kerf_state_requeue(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		       struct kerf_err *err);
 
+/* --- nodes ----------------------------------------------------------- */
+
+/*
+ * Add or update a node (core/model.h's kerf_cluster_upsert_node).  When
+ * its shape changes under running work, that work is requeued first
+ * (EVICT, NODE_CHANGED, appended to out).  The root's capacity follows.
+ * Returns the slot.
+ */
+int kerf_state_node_upsert(struct kerf_state *st,
+			   const struct kerf_node_spec *spec, int64_t now_ms,
+			   struct kerf_decisions *out, struct kerf_err *err);
+
+/*
+ * The node failed: it is cordoned and everything with a pod there is
+ * requeued (EVICT, NODE_LOST).  It stays, cordoned, until an upsert says it
+ * is back or it is removed.
+ */
+int kerf_state_node_lost(struct kerf_state *st, uint32_t slot, int64_t now_ms,
+			 struct kerf_decisions *out, struct kerf_err *err);
+
+/*
+ * The node is gone: what ran there is requeued (EVICT, NODE_GONE), room
+ * held there for preemptors is let go, and its slot is freed.
+ */
+int kerf_state_node_remove(struct kerf_state *st, uint32_t slot,
+			   int64_t now_ms, struct kerf_decisions *out,
+			   struct kerf_err *err);
+
+/* --- tenants --------------------------------------------------------- */
+
+/*
+ * What a tenant is, as configured (everything but its accounting): name,
+ * parent (index), quota, weight, classes, isolation, budget limits and
+ * idle policy.
+ */
+struct kerf_tenant_spec {
+	const char *name;
+	int parent;
+	struct kerf_quota quota;
+	uint32_t weight;               /* >= 1 */
+	uint32_t allowed_classes;      /* 0 = all */
+	enum kerf_isolation isolation;
+	int64_t budget_limit_milli_ms; /* 0 = none */
+	int64_t budget_window_ms;
+	enum kerf_budget_action budget_action;
+	int32_t budget_model_weight_pct[KERF_MAX_MODELS]; /* 0 = 100 % */
+	struct kerf_idle_policy idle;
+};
+
+/*
+ * Add a tenant under parent.  A parent that is a leaf with workloads of its
+ * own cannot take children (-KERF_EBUSY).  Returns the index.
+ */
+int kerf_state_tenant_add(struct kerf_state *st,
+			  const struct kerf_tenant_spec *spec,
+			  struct kerf_err *err);
+
+/*
+ * Change tenant t to spec (its name and parent must stay).  Usage is kept;
+ * a quota now below it only holds new work back.  The isolation level
+ * applies to work submitted from now on.
+ */
+int kerf_state_tenant_update(struct kerf_state *st, int t,
+			     const struct kerf_tenant_spec *spec,
+			     struct kerf_err *err);
+
+/*
+ * Remove tenant t: a leaf without workloads, or a tenant whose children
+ * are all gone (-KERF_EBUSY otherwise).  Its index is not reused.
+ */
+int kerf_state_tenant_remove(struct kerf_state *st, int t, struct kerf_err *err);
+
+/* The spec of tenant t as it stands. */
+void kerf_state_tenant_spec(const struct kerf_state *st, int t,
+			    struct kerf_tenant_spec *spec);
+
+/* --- for the cycle ---------------------------------------------------- */
+
+/* The quota of w's pods at these bindings (models of their nodes). */
+void kerf_state_charge_of(const struct kerf_state *st,
+			  const struct kerf_workload *w,
+			  const struct kerf_wl_pod *pods, uint32_t nr,
+			  struct kerf_res *req);
+
+/*
+ * Admit pending w: its pods are bound in the cluster already (placed by
+ * the cycle through the scheduler), charge is the quota of that placement.
+ * w holds the bindings and the charge and runs from now_ms; a BIND record
+ * per pod (after the MIG steps its instances need) is appended to out.
+ * -KERF_ENOMEM with nothing recorded (the pods stay bound: the caller
+ * rolls them back).  Its undo is kerf_state_finish / kerf_state_requeue.
+ */
+int kerf_state_admit(struct kerf_state *st, struct kerf_workload *w,
+		     const struct kerf_wl_pod *pods, uint32_t nr,
+		     const struct kerf_res *charge, int64_t now_ms,
+		     struct kerf_decisions *out, struct kerf_err *err);
+
+/*
+ * The victims still leaving for w may stay: a CANCEL each, in seq order
+ * (room for w->nr_victims records must be in out; out may be NULL).
+ */
+void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
+			       int64_t now_ms, struct kerf_decisions *out);
+
+/* Sort workloads by seq (the order decisions are told in). */
+void kerf_state_sort_by_seq(struct kerf_workload **v, size_t n);
+
+/* --- time ------------------------------------------------------------ */
+
 /* Bring the usage history up to now. */
 void kerf_state_age(struct kerf_state *st, int64_t now_ms);
 
 /*
  * The invariant walker: cluster counters, tenant accounting, every running
  * gang whole (at least min_count pods bound), node usage equal to what the
- * running workloads hold, quota usage equal to what they were charged.
+ * running workloads hold, quota usage equal to what they were charged, the
+ * id and key maps equal to the workloads.
  */
 int kerf_state_check(const struct kerf_state *st, struct kerf_err *err);
 

@@ -53,7 +53,7 @@ void kerf_tenants_set_capacity(struct kerf_tenants *tt,
 int kerf_tenants_find(const struct kerf_tenants *tt, const char *name)
 {
 	for (size_t i = 0; i < tt->nr; i++)
-		if (strcmp(tt->t[i].name, name) == 0)
+		if (!tt->t[i].removed && strcmp(tt->t[i].name, name) == 0)
 			return (int)i;
 	return -KERF_ENOTFOUND;
 }
@@ -104,7 +104,7 @@ int kerf_tenants_add(struct kerf_tenants *tt, const char *name, int parent,
 	if (kerf_tenants_find(tt, name) >= 0)
 		return kerf_err_set(err, -KERF_EEXIST,
 				    "tenant '%s': defined twice", name);
-	if (parent < 0 || (size_t)parent >= tt->nr)
+	if (parent < 0 || (size_t)parent >= tt->nr || tt->t[parent].removed)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "tenant '%s': parent %d does not exist",
 				    name, parent);
@@ -141,6 +141,29 @@ int kerf_tenants_add(struct kerf_tenants *tt, const char *name, int parent,
 	/* The new tenant's protected quota is a claim on its ancestors. */
 	recompute_claims(tt, tt->t, NULL);
 	return (int)tt->nr - 1;
+}
+
+void kerf_tenants_pop(struct kerf_tenants *tt)
+{
+	struct kerf_tenant *t = &tt->t[tt->nr - 1];
+
+	tt->t[t->parent].nr_children--;
+	tt->nr--;
+	recompute_claims(tt, tt->t, NULL);
+}
+
+void kerf_tenants_remove(struct kerf_tenants *tt, int t)
+{
+	struct kerf_tenant *x = &tt->t[t];
+
+	tt->t[x->parent].nr_children--;
+	kerf_res_zero(&x->quota.nominal);
+	kerf_res_zero(&x->quota.borrow_limit);
+	kerf_res_zero(&x->quota.lend_limit);
+	x->budget.limit_milli_ms = 0;
+	x->idle.action = KERF_IDLE_NONE;
+	x->removed = true;
+	recompute_claims(tt, tt->t, NULL);
 }
 
 static int64_t protected_of(const struct kerf_tenant *t, int i)
@@ -331,50 +354,79 @@ int kerf_tenants_set_quota(struct kerf_tenants *tt, int tenant,
 	return 0;
 }
 
+/* Do the nominals of p's children fit in p's? */
+static int check_children(const struct kerf_tenants *tt, size_t k,
+			  const struct kerf_cluster *c, struct kerf_err *err)
+{
+	const struct kerf_tenant *p = &tt->t[k];
+
+	for (int i = 0; i < tt->nr_res; i++) {
+		int64_t sum = 0;
+		char dim[48];
+
+		for (size_t j = k + 1; j < tt->nr; j++)
+			if (tt->t[j].parent == (int)k && !tt->t[j].removed)
+				sum = kerf_qty_add(sum, tt->t[j].quota.nominal.v[i]);
+		if (sum <= p->quota.nominal.v[i])
+			continue;
+		kerf_res_name(c, i, dim, sizeof(dim));
+		return kerf_err_set(err, -KERF_EINVAL,
+				    k == KERF_TENANT_ROOT
+					    ? "tenants under '%s' %s: nominal quotas sum to %" PRId64 ", the cluster has %" PRId64
+					    : "tenants under '%s' %s: nominal quotas sum to %" PRId64 ", more than its nominal %" PRId64,
+				    p->name, dim, sum, p->quota.nominal.v[i]);
+	}
+	return 0;
+}
+
+/* t's own quota: nothing negative, lending within nominal. */
+static int check_own(const struct kerf_tenants *tt, size_t k,
+		     const struct kerf_cluster *c, struct kerf_err *err)
+{
+	const struct kerf_tenant *x = &tt->t[k];
+
+	for (int i = 0; i < tt->nr_res; i++) {
+		char dim[48];
+		int64_t nom = x->quota.nominal.v[i];
+
+		kerf_res_name(c, i, dim, sizeof(dim));
+		if (nom < 0 || x->quota.borrow_limit.v[i] < 0 ||
+		    x->quota.lend_limit.v[i] < 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "tenant '%s' %s: quota values must not be negative",
+					    x->name, dim);
+		if (x->quota.lend_limit.v[i] != KERF_QTY_INF &&
+		    x->quota.lend_limit.v[i] > nom)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "tenant '%s' %s: lending_limit %" PRId64 " is more than nominal %" PRId64,
+					    x->name, dim, x->quota.lend_limit.v[i], nom);
+	}
+	return 0;
+}
+
+int kerf_tenants_validate_one(const struct kerf_tenants *tt, int t,
+			      const struct kerf_cluster *c, struct kerf_err *err)
+{
+	int rc = check_own(tt, (size_t)t, c, err);
+
+	if (rc == 0)
+		rc = check_children(tt, (size_t)t, c, err);
+	/* under the root: what the cluster has may shrink, guarantees stay */
+	if (rc == 0 && tt->t[t].parent > KERF_TENANT_ROOT)
+		rc = check_children(tt, (size_t)tt->t[t].parent, c, err);
+	return rc;
+}
+
 int kerf_tenants_validate(const struct kerf_tenants *tt,
 			  const struct kerf_cluster *c, struct kerf_err *err)
 {
-	for (size_t k = 1; k < tt->nr; k++) {
-		const struct kerf_tenant *x = &tt->t[k];
+	int rc = 0;
 
-		for (int i = 0; i < tt->nr_res; i++) {
-			char dim[48];
-			int64_t nom = x->quota.nominal.v[i];
-
-			kerf_res_name(c, i, dim, sizeof(dim));
-			if (nom < 0 || x->quota.borrow_limit.v[i] < 0 ||
-			    x->quota.lend_limit.v[i] < 0)
-				return kerf_err_set(err, -KERF_EINVAL,
-						    "tenant '%s' %s: quota values must not be negative",
-						    x->name, dim);
-			if (x->quota.lend_limit.v[i] != KERF_QTY_INF &&
-			    x->quota.lend_limit.v[i] > nom)
-				return kerf_err_set(err, -KERF_EINVAL,
-						    "tenant '%s' %s: lending_limit %" PRId64 " is more than nominal %" PRId64,
-						    x->name, dim, x->quota.lend_limit.v[i], nom);
-		}
-	}
-	for (size_t k = 0; k < tt->nr; k++) {
-		const struct kerf_tenant *p = &tt->t[k];
-
-		for (int i = 0; i < tt->nr_res; i++) {
-			int64_t sum = 0;
-			char dim[48];
-
-			for (size_t j = k + 1; j < tt->nr; j++)
-				if (tt->t[j].parent == (int)k)
-					sum = kerf_qty_add(sum, tt->t[j].quota.nominal.v[i]);
-			if (sum <= p->quota.nominal.v[i])
-				continue;
-			kerf_res_name(c, i, dim, sizeof(dim));
-			return kerf_err_set(err, -KERF_EINVAL,
-					    k == KERF_TENANT_ROOT
-						    ? "tenants under '%s' %s: nominal quotas sum to %" PRId64 ", the cluster has %" PRId64
-						    : "tenants under '%s' %s: nominal quotas sum to %" PRId64 ", more than its nominal %" PRId64,
-					    p->name, dim, sum, p->quota.nominal.v[i]);
-		}
-	}
-	return 0;
+	for (size_t k = 1; k < tt->nr && rc == 0; k++)
+		rc = check_own(tt, k, c, err);
+	for (size_t k = 0; k < tt->nr && rc == 0; k++)
+		rc = check_children(tt, k, c, err);
+	return rc;
 }
 
 int kerf_tenants_check(const struct kerf_tenants *tt, struct kerf_err *err)

@@ -102,6 +102,11 @@ struct kerf_tenant {
 	struct kerf_res usage_own;     /* of which admitted within nominal */
 	struct kerf_res claim;         /* see the file header */
 	struct kerf_res child_claims;  /* sum of the children's claims */
+	/* kept by the state (core/state.h), leaves only */
+	uint32_t nr_workloads;         /* held by the state, any state */
+	uint32_t nr_pending;           /* of which pending */
+	int64_t pending_gpu_milli;     /* GPU milli the pending ones ask */
+	bool removed;                  /* gone: an empty slot, never found */
 };
 
 struct kerf_tenants {
@@ -128,7 +133,17 @@ int kerf_tenants_add(struct kerf_tenants *tt, const char *name, int parent,
 		     const struct kerf_quota *quota, uint32_t weight,
 		     struct kerf_err *err);
 
+/* The index of the tenant called name (removed ones are not found). */
 int kerf_tenants_find(const struct kerf_tenants *tt, const char *name);
+
+/* Undo the last kerf_tenants_add. */
+void kerf_tenants_pop(struct kerf_tenants *tt);
+
+/*
+ * Remove tenant t (no children, nothing charged): it keeps its index as an
+ * empty slot with no quota, so no other index moves.
+ */
+void kerf_tenants_remove(struct kerf_tenants *tt, int t);
 
 static inline bool kerf_tenant_is_leaf(const struct kerf_tenant *t)
 {
@@ -152,6 +167,14 @@ void kerf_quota_default(struct kerf_quota *q);
  */
 int kerf_tenants_validate(const struct kerf_tenants *tt,
 			  const struct kerf_cluster *c, struct kerf_err *err);
+
+/*
+ * The same for a change of tenant t alone: its quota, its children's
+ * nominals within its own, and its siblings' within its parent's (below
+ * the root only: the cluster may shrink under guarantees made).
+ */
+int kerf_tenants_validate_one(const struct kerf_tenants *tt, int t,
+			      const struct kerf_cluster *c, struct kerf_err *err);
 
 /* Why a request does not fit. */
 struct kerf_quota_verdict {

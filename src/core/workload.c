@@ -1,6 +1,9 @@
 #include "core/workload.h"
 
 #include <inttypes.h>
+#include <string.h>
+
+#include "base/buf.h"
 
 static const char *const pending_names[KERF_PENDING_COUNT_] = {
 	[KERF_PENDING_NONE] = "None",
@@ -44,30 +47,51 @@ int kerf_workload_validate(const struct kerf_workload *w, struct kerf_err *err)
 	if (w->nr_sets < 1 || w->nr_sets > KERF_MAX_PODSETS)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "workload '%s': pod sets: %d, must be 1..%d",
-				    w->name, w->nr_sets, KERF_MAX_PODSETS);
+				    kerf_workload_name(w), w->nr_sets, KERF_MAX_PODSETS);
 	for (int i = 0; i < w->nr_sets; i++) {
 		struct kerf_err why = { 0 };
 
 		if (w->sets[i].count < 1)
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "workload '%s': pod set %d: count must be at least 1",
-					    w->name, i);
+					    kerf_workload_name(w), i);
 		if (kerf_pod_validate(&w->sets[i].req, &why) < 0)
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "workload '%s': pod set %d: %s",
-					    w->name, i, why.msg);
+					    kerf_workload_name(w), i, why.msg);
 		total += w->sets[i].count;
 	}
 	if (total > KERF_MAX_GANG_PODS)
 		return kerf_err_set(err, -KERF_ELIMIT,
 				    "workload '%s': %" PRIu64 " pods, more than %d",
-				    w->name, total, KERF_MAX_GANG_PODS);
+				    kerf_workload_name(w), total, KERF_MAX_GANG_PODS);
 	if (w->min_count < 1 || w->min_count > total)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "workload '%s': min_count %u must be 1..%" PRIu64,
-				    w->name, w->min_count, total);
+				    kerf_workload_name(w), w->min_count, total);
 	if (w->topology > KERF_TOPO_PACK)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "workload '%s': unknown topology", w->name);
+				    "workload '%s': unknown topology", kerf_workload_name(w));
+	return 0;
+}
+
+int kerf_workload_key_check(const char *key, struct kerf_err *err)
+{
+	char shown[80];
+	size_t len;
+
+	if (!key || !key[0])
+		return kerf_err_set(err, -KERF_EINVAL, "workload key: must not be empty");
+	len = strnlen(key, KERF_WORKLOAD_KEY_MAX + 1);
+	if (len > KERF_WORKLOAD_KEY_MAX)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload key '%s': longer than %d bytes",
+				    kerf_escape(shown, sizeof(shown), key),
+				    KERF_WORKLOAD_KEY_MAX);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)key[i] < 0x20 || key[i] == 0x7f)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "workload key '%s': holds a control character",
+					    kerf_escape(shown, sizeof(shown), key));
 	return 0;
 }

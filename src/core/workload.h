@@ -21,7 +21,8 @@
 
 enum {
 	KERF_MAX_PODSETS = 8,
-	KERF_WORKLOAD_NAME_MAX = 64,
+	/* bytes of a key, without the NUL: "namespace/name" is 63 + 1 + 253 */
+	KERF_WORKLOAD_KEY_MAX = 317,
 	KERF_MAX_GANG_PODS = 4096,
 };
 
@@ -65,8 +66,13 @@ struct kerf_wl_pod {
 };
 
 struct kerf_workload {
-	uint32_t id;
-	char name[KERF_WORKLOAD_NAME_MAX];
+	uint32_t id;               /* the state's handle, never reused */
+	const char *key;           /* the caller's key; owned by the state
+				      (a template's is borrowed, for messages) */
+	size_t index;              /* its place in the state's wl[] */
+	uint64_t seq;              /* order it was first submitted in: ties of
+				      submission time go by it (persisted, so
+				      a restart keeps the order) */
 	int tenant;                /* leaf index */
 	int class_idx;
 	struct kerf_podset sets[KERF_MAX_PODSETS];
@@ -103,7 +109,21 @@ struct kerf_workload {
 	/* pending */
 	enum kerf_pending pending;
 	char pending_text[KERF_REASON_MAX];
+	uint64_t pending_told;       /* hash of the reason last reported */
+	bool observed;               /* the policy has learned its pods */
 };
+
+/* Its key, or "(unnamed)" for a template without one: for messages. */
+static inline const char *kerf_workload_name(const struct kerf_workload *w)
+{
+	return w->key ? w->key : "(unnamed)";
+}
+
+/*
+ * Is key usable: 1 .. KERF_WORKLOAD_KEY_MAX bytes, no control
+ * characters?  Names the key (escaped) and the reason.
+ */
+int kerf_workload_key_check(const char *key, struct kerf_err *err);
 
 /* Total pods of all sets. */
 uint32_t kerf_workload_pods(const struct kerf_workload *w);

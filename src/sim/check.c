@@ -329,14 +329,14 @@ static int check_preemptions(struct checker *c, const struct kerf_timesim *ts,
 			continue;
 		if (v->nonpreemptible) {
 			snprintf(msg, sizeof(msg),
-				 "non-preemptible workload '%s' asked to leave", v->name);
+				 "non-preemptible workload '%s' asked to leave", v->key);
 			return violation(c, ts, ev, msg);
 		}
 		for (size_t k = 0; k < c->nr_edges; k++) {
 			if (c->edges[k].from == v->id && c->edges[k].to == v->preempted_by) {
 				snprintf(msg, sizeof(msg),
 					 "preemption cycle: '%s' and workload %u preempt each other",
-					 v->name, v->preempted_by);
+					 v->key, v->preempted_by);
 				return violation(c, ts, ev, msg);
 			}
 			seen |= c->edges[k].from == v->preempted_by && c->edges[k].to == v->id;
@@ -377,7 +377,7 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 		snprintf(msg, sizeof(msg), "%.380s", err.msg);
 		return violation(c, ts, ev, msg);
 	}
-	for (size_t i = 0; i < ts->st.cluster.nr_nodes; i++) {
+	for (size_t i = 0; i < ts->st.cluster.nr_slots; i++) {
 		const struct kerf_node *n = &ts->st.cluster.nodes[i];
 
 		for (int g = 0; g < n->nr_gpus; g++) {
@@ -433,7 +433,7 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 				if (ts->st.cluster.nodes[w->pods[k].b.node].cordoned) {
 					snprintf(msg, sizeof(msg),
 						 "workload '%s' placed on cordoned node '%s'",
-						 w->name,
+						 w->key,
 						 ts->st.cluster.nodes[w->pods[k].b.node].name);
 					return violation(c, ts, ev, msg);
 				}
@@ -453,10 +453,10 @@ static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 		uint32_t n = (uint32_t)kerf_rng_below(r, nodes);
 		int64_t down = between(r, 0, ts->horizon_ms);
 
-		rc = kerf_timesim_node_event(ts, down, n, true);
+		rc = kerf_timesim_node_event(ts, down, n, KERF_TS_NODE_DOWN);
 		if (rc == 0 && kerf_rng_below(r, 2))
 			rc = kerf_timesim_node_event(ts, down + between(r, 1, 3600) * 1000,
-						     n, false);
+						     n, KERF_TS_NODE_UP);
 	}
 	for (int e = 0; e < (int)between(r, 0, 3) && rc == 0 && tenants > 1; e++) {
 		int t = (int)between(r, 1, (int64_t)tenants - 1);

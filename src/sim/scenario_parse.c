@@ -59,7 +59,7 @@ _Static_assert((int)KERF_SCN_MAX_QUOTAS == (int)KERF_MAX_RES,
 	       "one quota line per resource dimension");
 _Static_assert((int)KERF_SCN_NAME_MAX <= (int)KERF_TENANT_NAME_MAX &&
 		       (int)KERF_SCN_NAME_MAX <= (int)KERF_CLASS_NAME_MAX &&
-		       (int)KERF_SCN_NAME_MAX <= (int)KERF_WORKLOAD_NAME_MAX,
+		       (int)KERF_SCN_NAME_MAX <= (int)KERF_WORKLOAD_KEY_MAX,
 	       "scenario names fit the core's");
 
 /* ---- limits on numbers ---------------------------------------------- */
@@ -1469,7 +1469,6 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 {
 	const struct kerf_yaml_node *v[W_NR_];
 	struct kerf_err why = { 0 };
-	char last[24];
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -1491,15 +1490,9 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 		if (strcmp(r->sc->generators[i].name, g->name) == 0)
 			return kerf_yread_fail_key(&r->y, v[W_NAME], "name",
 						   "another generator has this name");
-	snprintf(last, sizeof(last), "-%" PRIu32, g->count - 1);
-	if (strlen(g->name) + strlen(last) >= KERF_WORKLOAD_NAME_MAX) {
-		char reason[160];
-
-		snprintf(reason, sizeof(reason),
-			 "workload names like '%s%s' would be longer than %d bytes",
-			 g->name, last, KERF_WORKLOAD_NAME_MAX - 1);
-		return kerf_yread_fail_key(&r->y, v[W_NAME], "name", reason);
-	}
+	/* keys "<name>-<i>": a name of KERF_SCN_NAME_MAX always fits a key */
+	_Static_assert(KERF_SCN_NAME_MAX + 11 <= KERF_WORKLOAD_KEY_MAX,
+		       "generator keys fit the core's");
 	if ((rc = gen_references(r, v, g)) < 0 ||
 	    (rc = gen_times(r, map, v, g)) < 0 || (rc = gen_pod(r, v, g)) < 0 ||
 	    (rc = gen_sharing(r, v, g)) < 0)

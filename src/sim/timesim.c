@@ -1,13 +1,14 @@
 #include "sim/timesim.h"
 
-#include "core/idle.h"
-#include "core/preempt.h"
-#include "sim/entitlement.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/grow.h"
+#include "core/idle.h"
+#include "core/preempt.h"
+#include "sim/entitlement.h"
 
 enum { DEFAULT_CYCLE_MS = 10 * 1000 };
 
@@ -18,15 +19,10 @@ static void stats_release(struct kerf_ts_tenant_stats *s)
 
 static int stats_wait(struct kerf_ts_tenant_stats *s, int64_t wait_ms)
 {
-	if (s->nr_waits == s->alloc_waits) {
-		size_t want = s->alloc_waits ? s->alloc_waits * 2 : 64;
-		int64_t *grown = realloc(s->waits_ms, want * sizeof(*grown));
+	int rc = KERF_GROW(s->waits_ms, s->alloc_waits, s->nr_waits + 1);
 
-		if (!grown)
-			return -KERF_ENOMEM;
-		s->waits_ms = grown;
-		s->alloc_waits = want;
-	}
+	if (rc < 0)
+		return rc;
 	s->waits_ms[s->nr_waits++] = wait_ms;
 	return 0;
 }
@@ -79,6 +75,50 @@ static int push(struct kerf_timesim *ts, int64_t at, enum kerf_ev_kind kind,
 	});
 }
 
+/* Figures per tenant slot: the tree may grow during a run. */
+static int ensure_tenant_stats(struct kerf_timesim *ts)
+{
+	size_t n = ts->st.tenants.nr, alloc = ts->nr_tenant_stats;
+	int64_t *fair;
+
+	if (n <= ts->nr_tenant_stats)
+		return 0;
+	if (KERF_GROW_ZERO(ts->tenant, alloc, n) < 0)
+		return -KERF_ENOMEM;
+	fair = calloc(3 * alloc, sizeof(*fair));
+	if (!fair)
+		return -KERF_ENOMEM;
+	free(ts->fair);
+	ts->fair = fair;
+	ts->nr_tenant_stats = alloc;
+	return 0;
+}
+
+/* The nodes as they are at the start, in rank order, for node events. */
+static int save_node_specs(struct kerf_timesim *ts)
+{
+	const struct kerf_cluster *c = &ts->st.cluster;
+
+	ts->node_specs = calloc(c->nr_nodes ? c->nr_nodes : 1, sizeof(*ts->node_specs));
+	if (!ts->node_specs)
+		return -KERF_ENOMEM;
+	for (size_t p = 0; p < c->nr_nodes; p++) {
+		struct kerf_node_spec *s = &ts->node_specs[p];
+		size_t len;
+		char *name;
+
+		kerf_cluster_node_spec(c, c->order[p], s);
+		len = strlen(s->name);
+		name = malloc(len + 1);
+		if (!name)
+			return -KERF_ENOMEM;
+		memcpy(name, s->name, len + 1);
+		s->name = name;
+		ts->nr_node_specs++;
+	}
+	return 0;
+}
+
 static int init_with_state(struct kerf_timesim *ts,
 			   const struct kerf_scenario *sc, struct kerf_err *err);
 
@@ -104,6 +144,21 @@ int kerf_timesim_init_state(struct kerf_timesim *ts,
 	return init_with_state(ts, sc, err);
 }
 
+/* The policy and scheduler for the state's cluster. */
+static int build_policy(struct kerf_timesim *ts, struct kerf_err *err)
+{
+	const struct kerf_scenario *sc = ts->sc;
+	int rc = kerf_policy_build(&ts->pol, sc->policy[0] ? sc->policy : KERF_POLICY_DEFAULT,
+				   &(struct kerf_policy_args){ .cluster = &ts->st.cluster,
+							       .seed = sc->seed },
+				   err);
+
+	if (rc < 0)
+		return rc;
+	kerf_sched_init(&ts->sched, &ts->pol);
+	return 0;
+}
+
 static int init_with_state(struct kerf_timesim *ts,
 			   const struct kerf_scenario *sc, struct kerf_err *err)
 {
@@ -112,15 +167,14 @@ static int init_with_state(struct kerf_timesim *ts,
 
 	ts->sc = sc;
 	kerf_evq_init(&ts->q);
-	rc = kerf_policy_build(&ts->pol, sc->policy[0] ? sc->policy : KERF_POLICY_DEFAULT,
-			       &(struct kerf_policy_args){ .cluster = &ts->st.cluster,
-							   .seed = sc->seed },
-			       err);
+	kerf_map_init(&ts->by_id, false);
+	kerf_decisions_init(&ts->dec);
+	ts->nr_wl = 1;   /* handle 0 is never used */
+	rc = build_policy(ts, err);
 	if (rc < 0) {
 		kerf_state_release(&ts->st);
 		return rc;
 	}
-	kerf_sched_init(&ts->sched, &ts->pol);
 	ts->horizon_ms = sc->horizon_ms > 0 ? sc->horizon_ms : 24 * 3600 * 1000LL;
 	ts->cycle_ms = sc->cycle_ms > 0 ? sc->cycle_ms : DEFAULT_CYCLE_MS;
 	ts->share_bucket_ms = ts->horizon_ms / KERF_TS_SHARE_BUCKETS + 1;
@@ -128,12 +182,10 @@ static int init_with_state(struct kerf_timesim *ts,
 	ts->gen_next = calloc(ng ? ng : 1, sizeof(*ts->gen_next));
 	ts->gen_tenant = calloc(ng ? ng : 1, sizeof(*ts->gen_tenant));
 	ts->gen_class = calloc(ng ? ng : 1, sizeof(*ts->gen_class));
-	ts->tenant = calloc(ts->st.tenants.nr, sizeof(*ts->tenant));
 	ts->cls = calloc(KERF_MAX_CLASSES, sizeof(*ts->cls));
-	ts->fair = calloc(3 * ts->st.tenants.nr, sizeof(*ts->fair));
 	ts->gpu_capacity_milli = kerf_cluster_gpu_milli_capacity(&ts->st.cluster);
 	if (!ts->gen_rng || !ts->gen_next || !ts->gen_tenant || !ts->gen_class ||
-	    !ts->tenant || !ts->cls || !ts->fair) {
+	    !ts->cls || ensure_tenant_stats(ts) < 0 || save_node_specs(ts) < 0) {
 		kerf_timesim_release(ts);
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
@@ -170,11 +222,14 @@ static int init_with_state(struct kerf_timesim *ts,
 void kerf_timesim_release(struct kerf_timesim *ts)
 {
 	if (ts->tenant)
-		for (size_t t = 0; t < ts->st.tenants.nr; t++)
+		for (size_t t = 0; t < ts->nr_tenant_stats; t++)
 			stats_release(&ts->tenant[t]);
 	if (ts->cls)
 		for (int c = 0; c < KERF_MAX_CLASSES; c++)
 			stats_release(&ts->cls[c]);
+	for (size_t i = 0; i < ts->nr_node_specs; i++)
+		free((char *)ts->node_specs[i].name);
+	free(ts->node_specs);
 	free(ts->tenant);
 	free(ts->cls);
 	free(ts->fair);
@@ -183,7 +238,10 @@ void kerf_timesim_release(struct kerf_timesim *ts)
 	free(ts->gen_tenant);
 	free(ts->gen_class);
 	free(ts->wl);
+	free(ts->victims);
 	free(ts->edits);
+	kerf_map_release(&ts->by_id);
+	kerf_decisions_release(&ts->dec);
 	kerf_evq_release(&ts->q);
 	if (ts->sched.policy)
 		kerf_sched_release(&ts->sched);
@@ -194,43 +252,76 @@ void kerf_timesim_release(struct kerf_timesim *ts)
 }
 
 int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
-			    uint32_t node, bool down)
+			    uint32_t node, enum kerf_ts_node_change change)
 {
-	return push(ts, at_ms, KERF_EV_NODE, node, down, 0);
+	return push(ts, at_ms, KERF_EV_NODE, node, (uint32_t)change, 0);
 }
 
 int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
 			     int tenant, const struct kerf_quota *quota)
 {
-	struct kerf_ts_quota_edit *grown =
-		realloc(ts->edits, (ts->nr_edits + 1) * sizeof(*grown));
+	int rc = KERF_GROW(ts->edits, ts->alloc_edits, ts->nr_edits + 1);
 
-	if (!grown)
-		return -KERF_ENOMEM;
-	ts->edits = grown;
+	if (rc < 0)
+		return rc;
 	ts->edits[ts->nr_edits] = (struct kerf_ts_quota_edit){
 		.at_ms = at_ms, .tenant = tenant, .quota = *quota,
 	};
 	return push(ts, at_ms, KERF_EV_QUOTA, (uint32_t)ts->nr_edits++, 0, 0);
 }
 
-static struct kerf_ts_workload *ts_wl(struct kerf_timesim *ts, uint32_t id)
-{
-	if (id >= ts->alloc_wl) {
-		size_t want = ts->alloc_wl ? ts->alloc_wl : 256;
-		struct kerf_ts_workload *grown;
+/* --- the simulator's workloads --------------------------------------- */
 
-		while (want <= id)
-			want *= 2;
-		grown = realloc(ts->wl, want * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + ts->alloc_wl, 0,
-		       (want - ts->alloc_wl) * sizeof(*grown));
-		ts->wl = grown;
-		ts->alloc_wl = want;
+/* A new handle for core workload id, key; 0 on OOM. */
+static uint32_t new_handle(struct kerf_timesim *ts, uint32_t id, const char *key)
+{
+	struct kerf_ts_workload *x;
+	uint32_t h;
+
+	if (kerf_map_reserve(&ts->by_id, 1) < 0)
+		return 0;
+	if (ts->free_wl) {
+		h = ts->free_wl;
+		ts->free_wl = ts->wl[h].next_free;
+	} else {
+		if (ts->nr_wl >= UINT32_MAX ||
+		    KERF_GROW(ts->wl, ts->alloc_wl, ts->nr_wl + 1) < 0)
+			return 0;
+		h = (uint32_t)ts->nr_wl++;
 	}
-	return &ts->wl[id];
+	x = &ts->wl[h];
+	memset(x, 0, sizeof(*x));
+	snprintf(x->key, sizeof(x->key), "%s", key);
+	x->id = id;
+	x->first_start_ms = -1;
+	ts->live_wl++;
+	if (kerf_map_put_u64(&ts->by_id, id, (void *)(uintptr_t)h) < 0)
+		return 0;   /* cannot happen: reserved */
+	return h;
+}
+
+static void free_handle(struct kerf_timesim *ts, uint32_t h)
+{
+	kerf_map_del_u64(&ts->by_id, ts->wl[h].id);
+	ts->wl[h].id = 0;
+	ts->wl[h].next_free = ts->free_wl;
+	ts->free_wl = h;
+	ts->live_wl--;
+}
+
+/* The handle of core workload id, or 0. */
+static uint32_t handle_of(const struct kerf_timesim *ts, uint32_t id)
+{
+	return (uint32_t)(uintptr_t)kerf_map_get_u64(&ts->by_id, id);
+}
+
+static void drop_victim(struct kerf_timesim *ts, uint32_t h)
+{
+	for (size_t i = 0; i < ts->nr_victims; i++)
+		if (ts->victims[i] == h) {
+			ts->victims[i] = ts->victims[--ts->nr_victims];
+			return;
+		}
 }
 
 /* GPU quota in use by a tenant's subtree, all models. */
@@ -243,35 +334,31 @@ static int64_t gpu_in_use(const struct kerf_tenants *tt, int t)
 	return g;
 }
 
-/* What every tenant is owed now, by what its workloads run or wait for. */
+/*
+ * What every tenant is owed now, by what its workloads run or wait for:
+ * the tenants' own counters, so the cost is per tenant, not per workload.
+ */
 static void entitlements(struct kerf_timesim *ts)
 {
 	const struct kerf_tenants *tt = &ts->st.tenants;
-	int64_t *demand = ts->fair, *owed = ts->fair + tt->nr;
+	int64_t *demand = ts->fair, *owed = ts->fair + ts->nr_tenant_stats;
 
-	for (size_t t = 0; t < tt->nr; t++)
-		demand[t] = 0;
-	for (size_t i = 0; i < ts->st.nr_wl; i++) {
-		const struct kerf_workload *w = ts->st.wl[i];
-		int64_t g = 0;
+	for (size_t t = 0; t < tt->nr; t++) {
+		const struct kerf_tenant *x = &tt->t[t];
 
-		if (w->state == KERF_WL_PENDING) {
-			g = kerf_workload_gpu_milli(w);
-		} else if (w->state == KERF_WL_RUNNING) {
-			for (int r = KERF_RES_GPU0; r < tt->nr_res; r++)
-				g += w->charged.v[r];
-		}
-		demand[w->tenant] += g;
+		demand[t] = x->nr_children || x->removed
+				    ? 0
+				    : x->pending_gpu_milli + gpu_in_use(tt, (int)t);
 	}
 	kerf_entitlement(tt, ts->gpu_capacity_milli, demand, owed,
-			 ts->fair + 2 * tt->nr);
+			 ts->fair + 2 * ts->nr_tenant_stats);
 }
 
 /* Integrate usage and entitlement from the last event up to now. */
 static void advance(struct kerf_timesim *ts, int64_t to_ms)
 {
 	int64_t from = ts->now_ms;
-	const int64_t *owed = ts->fair + ts->st.tenants.nr;
+	const int64_t *owed = ts->fair + ts->nr_tenant_stats;
 
 	if (from < to_ms)
 		entitlements(ts);
@@ -304,6 +391,26 @@ static void advance(struct kerf_timesim *ts, int64_t to_ms)
 	ts->now_ms = to_ms;
 }
 
+/* Submit w under key; its simulator record, or negative. */
+static int submit(struct kerf_timesim *ts, const char *key,
+		  const struct kerf_workload *w, struct kerf_err *err)
+{
+	int id = kerf_state_submit(&ts->st, key, w, ts->now_ms, err);
+	uint32_t h;
+
+	if (id < 0)
+		return id;
+	h = new_handle(ts, (uint32_t)id, key);
+	if (!h)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	ts->wl[h].tenant = w->tenant;
+	ts->wl[h].class_idx = w->class_idx;
+	ts->wl[h].submit_ms = ts->now_ms;
+	ts->tenant[w->tenant].submitted++;
+	ts->cls[w->class_idx].submitted++;
+	return (int)h;
+}
+
 /* A workload of a replayed trace arrives. */
 static int trace_arrival(struct kerf_timesim *ts, uint32_t i,
 			 struct kerf_err *err)
@@ -315,22 +422,14 @@ static int trace_arrival(struct kerf_timesim *ts, uint32_t i,
 		.nr_sets = 1,
 		.min_count = a->set.count,
 	};
-	struct kerf_ts_workload *x;
-	int id;
+	int h;
 
-	memcpy(w.name, a->name, sizeof(w.name));
 	w.sets[0] = a->set;
-	id = kerf_state_submit(&ts->st, &w, ts->now_ms, err);
-	if (id < 0)
-		return id;
-	x = ts_wl(ts, (uint32_t)id);
-	if (!x)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	x->duration_ms = a->duration_ms > 0 ? a->duration_ms : 1;
-	x->generator = UINT32_MAX;
-	x->first_start_ms = -1;
-	ts->tenant[w.tenant].submitted++;
-	ts->cls[w.class_idx].submitted++;
+	h = submit(ts, a->name, &w, err);
+	if (h < 0)
+		return h;
+	ts->wl[h].duration_ms = a->duration_ms > 0 ? a->duration_ms : 1;
+	ts->wl[h].generator = UINT32_MAX;
 	return 0;
 }
 
@@ -346,24 +445,20 @@ static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 	};
 	struct kerf_ts_workload *x;
 	uint32_t i = ts->gen_next[g]++;
-	int id;
+	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	int h;
 
-	snprintf(w.name, sizeof(w.name), "%.40s-%u", gen->name, i);
+	snprintf(key, sizeof(key), "%.200s-%u", gen->name, i);
 	w.sets[0] = gen->set;
-	id = kerf_state_submit(&ts->st, &w, ts->now_ms, err);
-	if (id < 0)
-		return id;
-	x = ts_wl(ts, (uint32_t)id);
-	if (!x)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	h = submit(ts, key, &w, err);
+	if (h < 0)
+		return h;
+	x = &ts->wl[h];
 	x->duration_ms = draw(&ts->gen_rng[g], gen->duration_ms, gen->duration);
 	if (x->duration_ms < 1)
 		x->duration_ms = 1;
 	x->generator = g;
-	x->first_start_ms = -1;
 	x->checkpoint_every_ms = gen->checkpoint_every_ms;
-	ts->tenant[w.tenant].submitted++;
-	ts->cls[w.class_idx].submitted++;
 	if (ts->gen_next[g] < gen->count) {
 		int64_t gap = draw(&ts->gen_rng[g], gen->interarrival_ms, gen->arrival);
 
@@ -373,42 +468,41 @@ static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 	return 0;
 }
 
-/* After a cycle: start the clock of everything it admitted. */
-static int started(struct kerf_timesim *ts, struct kerf_workload *w,
-		   struct kerf_err *err)
+/* A workload the cycle admitted starts its run now. */
+static int started(struct kerf_timesim *ts, uint32_t h, struct kerf_err *err)
 {
-	struct kerf_ts_workload *x = ts_wl(ts, w->id);
+	struct kerf_ts_workload *x = &ts->wl[h];
 
-	if (!x)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	x->runs++;
+	x->token = ++ts->next_token;
+	x->running = true;
+	x->deadline_ms = 0;
 	if (!x->waited) {
-		int64_t wait = ts->now_ms - w->submit_ms;
+		int64_t wait = ts->now_ms - x->submit_ms;
 
 		x->waited = true;
 		x->first_start_ms = ts->now_ms;
-		if (stats_wait(&ts->tenant[w->tenant], wait) < 0 ||
-		    stats_wait(&ts->cls[w->class_idx], wait) < 0)
+		if (stats_wait(&ts->tenant[x->tenant], wait) < 0 ||
+		    stats_wait(&ts->cls[x->class_idx], wait) < 0)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
-	ts->tenant[w->tenant].admitted++;
-	ts->cls[w->class_idx].admitted++;
+	ts->tenant[x->tenant].admitted++;
+	ts->cls[x->class_idx].admitted++;
 	x->run_start_ms = ts->now_ms;
-	/* the run picks up from its last checkpoint */
-	w->last_checkpoint_ms = ts->now_ms;
+	/* its pods run: the core counts its work from now */
+	if (kerf_state_started(&ts->st, x->id, ts->now_ms, err) < 0)
+		return -KERF_EINVAL;
 	/* how busy it keeps its GPUs; idle work is due for reclamation */
 	if (x->generator != UINT32_MAX) {
 		const struct kerf_scn_generator *gen = &ts->sc->generators[x->generator];
-		const struct kerf_idle_policy *p =
-			kerf_idle_policy_of(&ts->st, w->tenant);
+		const struct kerf_idle_policy *p = kerf_idle_policy_of(&ts->st, x->tenant);
 
-		kerf_idle_sample(&ts->st, w->id, gen->utilisation_pct, ts->now_ms);
+		kerf_idle_sample(&ts->st, x->id, gen->utilisation_pct, ts->now_ms);
 		if (p->action != KERF_IDLE_NONE && gen->utilisation_pct < p->below_pct &&
-		    push(ts, ts->now_ms + p->after_ms, KERF_EV_TIMER, w->id, 0, 0) < 0)
+		    push(ts, ts->now_ms + p->after_ms, KERF_EV_TIMER, h, 0, 0) < 0)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
 	if (push(ts, ts->now_ms + x->duration_ms - x->done_ms, KERF_EV_FINISH,
-		 w->id, 0, x->runs) < 0)
+		 h, 0, x->token) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	return 0;
 }
@@ -423,101 +517,226 @@ static int64_t last_periodic(const struct kerf_ts_workload *x, int64_t now)
 }
 
 /*
- * Victims the cycle asked to leave: a workload that checkpoints answers
- * after KERF_TS_CHECKPOINT_MS (if that is before the deadline); every
- * victim gets its deadline.
+ * x leaves its run at now having saved work up to saved_ms: the work it
+ * keeps, and (preempted) the GPU time it loses.
  */
-static int schedule_handshakes(struct kerf_timesim *ts, struct kerf_err *err)
+static void account_leave(struct kerf_timesim *ts, struct kerf_ts_workload *x,
+			  int64_t saved_ms, enum kerf_evict_reason reason)
 {
-	for (size_t i = 0; i < ts->st.nr_wl; i++) {
-		struct kerf_workload *w = ts->st.wl[i];
-		struct kerf_ts_workload *x;
+	int64_t since = saved_ms > x->run_start_ms ? saved_ms : x->run_start_ms;
 
-		if (w->state != KERF_WL_RUNNING || w->preempt_deadline_ms == 0)
-			continue;
-		x = &ts->wl[w->id];
-		if (x->deadline_seen_ms == w->preempt_deadline_ms)
-			continue;
-		x->deadline_seen_ms = w->preempt_deadline_ms;
-		if (push(ts, w->preempt_deadline_ms, KERF_EV_DEADLINE, w->id, 0,
-			 x->runs) < 0)
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-		if (x->checkpoint_every_ms > 0 &&
-		    ts->now_ms + KERF_TS_CHECKPOINT_MS < w->preempt_deadline_ms &&
-		    push(ts, ts->now_ms + KERF_TS_CHECKPOINT_MS, KERF_EV_ACK, w->id,
-			 0, x->runs) < 0)
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-/* w leaves its run at now having saved work up to saved_ms. */
-static void account_leave(struct kerf_timesim *ts, struct kerf_workload *w,
-			  int64_t saved_ms, bool preempted)
-{
-	struct kerf_ts_workload *x = &ts->wl[w->id];
-
-	if (w->idle_reclaim) {
-		ts->tenant[w->tenant].idle_reclaimed++;
-		ts->cls[w->class_idx].idle_reclaimed++;
-		preempted = false;
-	}
 	if (saved_ms > x->run_start_ms)
 		x->done_ms += saved_ms - x->run_start_ms;
 	if (x->done_ms > x->duration_ms - 1)
 		x->done_ms = x->duration_ms - 1;
-	w->last_checkpoint_ms = saved_ms;
-	if (preempted) {
-		ts->tenant[w->tenant].preempted++;
-		ts->cls[w->class_idx].preempted++;
+	x->running = false;
+	x->deadline_ms = 0;
+	switch (reason) {
+	case KERF_EVICT_IDLE:
+		ts->tenant[x->tenant].idle_reclaimed++;
+		ts->cls[x->class_idx].idle_reclaimed++;
+		break;
+	case KERF_EVICT_PREEMPTED:
+		ts->tenant[x->tenant].preempted++;
+		ts->cls[x->class_idx].preempted++;
+		if (ts->now_ms > since) {
+			__int128 lost = (__int128)(ts->now_ms - since) * x->gpu_milli;
+
+			ts->tenant[x->tenant].lost_gpu_milli_ms += lost;
+			ts->cls[x->class_idx].lost_gpu_milli_ms += lost;
+		}
+		break;
+	default:
+		ts->tenant[x->tenant].evicted++;
+		ts->cls[x->class_idx].evicted++;
+		break;
 	}
+}
+
+/* A finished workload leaves the core too (unless tests keep it). */
+static int forget(struct kerf_timesim *ts, uint32_t h, struct kerf_err *err)
+{
+	int rc = 0;
+
+	if (!ts->keep_finished) {
+		rc = kerf_state_forget(&ts->st, ts->wl[h].id, ts->now_ms, &ts->dec, err);
+		ts->nr_forgotten += rc == 0;
+	}
+	drop_victim(ts, h);
+	free_handle(ts, h);
+	return rc;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = mix(h, (unsigned char)*s);
+	return mix(h, 0);
+}
+
+/*
+ * The decision as the world sees it (keys, node names, devices, times),
+ * folded into the run's hash: a restarted run must give the same stream.
+ */
+static void hash_decision(struct kerf_timesim *ts, const struct kerf_decision *d,
+			  uint32_t h)
+{
+	const struct kerf_workload *w = d->workload
+		? kerf_state_find((const struct kerf_state *)&ts->st, d->workload) : NULL;
+	uint64_t x = ts->decision_hash;
+
+	x = mix(x, d->kind);
+	x = mix(x, d->reason);
+	x = mix_str(x, h ? ts->wl[h].key : w ? w->key : "");
+	x = mix(x, d->pod);
+	x = mix(x, d->set);
+	x = mix(x, (uint64_t)d->at_ms);
+	x = mix(x, d->requeued);
+	if (d->kind == KERF_DECIDE_BIND || d->kind == KERF_DECIDE_MIG) {
+		x = mix_str(x, ts->st.cluster.nodes[d->b.node].name);
+		x = mix(x, d->b.gpus);
+		x = mix(x, d->b.mig_start);
+		x = mix(x, (uint64_t)d->value);
+		x = mix(x, d->share);
+	}
+	if (d->kind == KERF_DECIDE_PENDING && w)
+		x = mix_str(x, w->pending_text);
+	if ((d->kind == KERF_DECIDE_PREEMPT || d->kind == KERF_DECIDE_CANCEL) &&
+	    d->other) {
+		uint32_t o = handle_of(ts, d->other);
+
+		x = mix_str(x, o ? ts->wl[o].key : "?");
+	}
+	ts->decision_hash = x;
+	ts->nr_decisions++;
+}
+
+/* Carry out what the core decided (ts->dec), then forget the list. */
+static int consume(struct kerf_timesim *ts, struct kerf_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < ts->dec.nr && rc == 0; i++) {
+		const struct kerf_decision d = ts->dec.d[i];
+		uint32_t h = d.workload ? handle_of(ts, d.workload) : 0;
+		struct kerf_ts_workload *x = h ? &ts->wl[h] : NULL;
+
+		hash_decision(ts, &d, h);
+		switch ((enum kerf_decision_kind)d.kind) {
+		case KERF_DECIDE_BIND:
+			ts->nr_binds++;
+			if (!x)
+				break;
+			if (d.pod == 0)
+				x->gpu_milli = 0;
+			x->gpu_milli += (int64_t)d.value * __builtin_popcount(d.b.gpus);
+			/* the last pod of the gang: the run starts */
+			if (i + 1 == ts->dec.nr || ts->dec.d[i + 1].kind != KERF_DECIDE_BIND ||
+			    ts->dec.d[i + 1].workload != d.workload)
+				rc = started(ts, h, err);
+			break;
+		case KERF_DECIDE_PREEMPT:
+			if (!x)
+				break;
+			x->deadline_ms = d.at_ms;
+			if (KERF_GROW(ts->victims, ts->alloc_victims, ts->nr_victims + 1) < 0)
+				return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			ts->victims[ts->nr_victims++] = h;
+			if (push(ts, d.at_ms, KERF_EV_DEADLINE, h, 0, x->token) < 0)
+				return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			/* a workload that checkpoints answers before its deadline */
+			if (x->checkpoint_every_ms > 0 &&
+			    ts->now_ms + KERF_TS_CHECKPOINT_MS < d.at_ms &&
+			    push(ts, ts->now_ms + KERF_TS_CHECKPOINT_MS, KERF_EV_ACK, h, 0,
+				 x->token) < 0)
+				return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			break;
+		case KERF_DECIDE_CANCEL:
+			if (x) {
+				x->deadline_ms = 0;
+				drop_victim(ts, h);
+			}
+			break;
+		case KERF_DECIDE_EVICT:
+			if (!x)
+				break;
+			drop_victim(ts, h);
+			if (!d.requeued)
+				rc = forget(ts, h, err);
+			break;
+		case KERF_DECIDE_PENDING:
+			ts->nr_pending_told++;
+			break;
+		case KERF_DECIDE_MIG:
+			ts->nr_mig_steps++;
+			break;
+		case KERF_DECIDE_NOTICE:
+			break;
+		}
+	}
+	kerf_decisions_clear(&ts->dec);
+	return rc;
+}
+
+/*
+ * Victims whose deadline has come leave with the work of their last
+ * periodic checkpoint (reported to the core first).  Run before every
+ * cycle and at every deadline, so the order of events at one instant
+ * does not matter.
+ */
+static int expire_due(struct kerf_timesim *ts, struct kerf_err *err)
+{
+	for (size_t i = 0; i < ts->nr_victims;) {
+		uint32_t h = ts->victims[i];
+		struct kerf_ts_workload *x = &ts->wl[h];
+		int64_t saved;
+		int rc;
+
+		if (x->deadline_ms == 0 || x->deadline_ms > ts->now_ms) {
+			i++;
+			continue;
+		}
+		saved = last_periodic(x, ts->now_ms);
+		rc = kerf_state_checkpointed(&ts->st, x->id, saved, ts->now_ms, err);
+		if (rc == 0)
+			rc = kerf_preempt_expire_one(&ts->st, x->id, ts->now_ms,
+						     &ts->dec, err);
+		if (rc < 0)
+			return rc;
+		/* the record says why it left: idle reclaim or preemption */
+		account_leave(ts, x, saved,
+			      (enum kerf_evict_reason)ts->dec.d[ts->dec.nr - 1].reason);
+		rc = consume(ts, err);
+		if (rc < 0)
+			return rc;
+		i = 0;  /* the list changed */
+	}
+	return 0;
 }
 
 static int handshake(struct kerf_timesim *ts, const struct kerf_event *e,
 		     struct kerf_err *err)
 {
-	struct kerf_workload *w = kerf_state_find(&ts->st, e->a);
-	int64_t lost_before;
+	struct kerf_ts_workload *x = &ts->wl[e->a];
 	int rc;
 
-	if (!w || w->state != KERF_WL_RUNNING || w->preempt_deadline_ms == 0 ||
-	    ts->wl[e->a].runs != e->gen)
+	if (e->kind == KERF_EV_DEADLINE)
+		return expire_due(ts, err);
+	/* an acknowledgement of a run that ended, or of a cancelled request */
+	if (!x->id || !x->running || x->deadline_ms == 0 || x->token != e->gen)
 		return 0;
-	if (e->kind == KERF_EV_ACK) {
-		bool idle = w->idle_reclaim;
-
-		lost_before = w->lost_gpu_milli_ms;
-		account_leave(ts, w, ts->now_ms, true);
-		rc = kerf_preempt_ack(&ts->st, w->id, ts->now_ms, err);
-		if (idle)   /* idle work lost nothing of value */
-			return rc;
-		ts->tenant[w->tenant].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
-		ts->cls[w->class_idx].lost_gpu_milli_ms += w->lost_gpu_milli_ms - lost_before;
+	rc = kerf_preempt_ack(&ts->st, x->id, ts->now_ms, &ts->dec, err);
+	if (rc < 0)
 		return rc;
-	}
-	/* deadline: every victim due now keeps only its periodic checkpoint */
-	for (size_t i = 0; i < ts->st.nr_wl; i++) {
-		struct kerf_workload *v = ts->st.wl[i];
-
-		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		    v->preempt_deadline_ms <= ts->now_ms) {
-			int64_t before = v->lost_gpu_milli_ms;
-			bool idle = v->idle_reclaim;   /* the run's flags end with it */
-
-			account_leave(ts, v, last_periodic(&ts->wl[v->id], ts->now_ms),
-				      true);
-			rc = kerf_preempt_expire_one(&ts->st, v->id, ts->now_ms, err);
-			if (rc < 0)
-				return rc;
-			if (!idle) {   /* idle work lost nothing of value */
-				ts->tenant[v->tenant].lost_gpu_milli_ms +=
-					v->lost_gpu_milli_ms - before;
-				ts->cls[v->class_idx].lost_gpu_milli_ms +=
-					v->lost_gpu_milli_ms - before;
-			}
-		}
-	}
-	return 0;
+	account_leave(ts, x, ts->now_ms,
+		      (enum kerf_evict_reason)ts->dec.d[ts->dec.nr - 1].reason);
+	return consume(ts, err);
 }
 
 static int cycle(struct kerf_timesim *ts, struct kerf_err *err)
@@ -533,23 +752,15 @@ static int cycle(struct kerf_timesim *ts, struct kerf_err *err)
 		goto next;
 	}
 	ts->dirty = false;
-	rc = kerf_cycle_run(&ts->sched, &ts->st, ts->now_ms, &ts->last_cycle, err);
+	rc = expire_due(ts, err);
+	if (rc < 0)
+		return rc;
+	rc = kerf_cycle_run(&ts->sched, &ts->st, ts->now_ms, &ts->dec,
+			    &ts->last_cycle, err);
 	ts->nr_cycles++;
-	if (rc < 0)
-		return rc;
-	/* the workloads this cycle admitted are those started now */
-	for (size_t i = 0; i < ts->st.nr_wl && ts->last_cycle.nr_admitted; i++) {
-		struct kerf_workload *w = ts->st.wl[i];
-
-		if (w->state != KERF_WL_RUNNING || w->start_ms != ts->now_ms)
-			continue;
-		rc = started(ts, w, err);
-		if (rc < 0)
-			return rc;
-	}
-	rc = schedule_handshakes(ts, err);
-	if (rc < 0)
-		return rc;
+	/* what was decided before an error is real: carry it out */
+	if (consume(ts, err) < 0 || rc < 0)
+		return rc < 0 ? rc : -KERF_ENOMEM;
 next:
 	if (ts->now_ms + ts->cycle_ms <= ts->horizon_ms &&
 	    push(ts, ts->now_ms + ts->cycle_ms, KERF_EV_CYCLE, 0, 0, 0) < 0)
@@ -557,41 +768,97 @@ next:
 	return 0;
 }
 
-static int node_event(struct kerf_timesim *ts, uint32_t node, bool down,
+/* EVICTs of a node event: each leaves with its last periodic checkpoint. */
+static int node_evictions(struct kerf_timesim *ts, size_t from,
+			  struct kerf_err *err)
+{
+	for (size_t i = from; i < ts->dec.nr; i++) {
+		const struct kerf_decision *d = &ts->dec.d[i];
+		uint32_t h = d->kind == KERF_DECIDE_EVICT ? handle_of(ts, d->workload) : 0;
+
+		if (h)
+			account_leave(ts, &ts->wl[h], last_periodic(&ts->wl[h], ts->now_ms),
+				      (enum kerf_evict_reason)d->reason);
+	}
+	return consume(ts, err);
+}
+
+static int node_event(struct kerf_timesim *ts, uint32_t node,
+		      enum kerf_ts_node_change change, struct kerf_err *err)
+{
+	const struct kerf_node_spec *spec;
+	int slot, rc = 0;
+
+	if (node >= ts->nr_node_specs)
+		return 0;
+	spec = &ts->node_specs[node];
+	slot = kerf_cluster_find_node(&ts->st.cluster, spec->name);
+	switch (change) {
+	case KERF_TS_NODE_DOWN:
+		if (slot >= 0)
+			rc = kerf_state_node_lost(&ts->st, (uint32_t)slot, ts->now_ms,
+						  &ts->dec, err);
+		break;
+	case KERF_TS_NODE_REMOVE:
+		if (slot >= 0)
+			rc = kerf_state_node_remove(&ts->st, (uint32_t)slot, ts->now_ms,
+						    &ts->dec, err);
+		break;
+	case KERF_TS_NODE_UP:
+		if (slot >= 0) {
+			struct kerf_node_spec now;
+
+			kerf_cluster_node_spec(&ts->st.cluster, (size_t)slot, &now);
+			now.cordoned = false;
+			rc = kerf_state_node_upsert(&ts->st, &now, ts->now_ms, &ts->dec, err);
+		} else {
+			rc = kerf_state_node_upsert(&ts->st, spec, ts->now_ms, &ts->dec, err);
+		}
+		break;
+	}
+	if (rc < 0)
+		return rc;
+	ts->gpu_capacity_milli = kerf_cluster_gpu_milli_capacity(&ts->st.cluster);
+	return node_evictions(ts, 0, err);
+}
+
+static int quota_edit(struct kerf_timesim *ts, const struct kerf_ts_quota_edit *e,
 		      struct kerf_err *err)
 {
-	if (node >= ts->st.cluster.nr_nodes)
-		return 0;
-	kerf_cluster_cordon(&ts->st.cluster, node, down);
-	if (!down)
-		return 0;
-	/* Everything with a pod there loses all its pods and waits again. */
-	for (size_t i = 0; i < ts->st.nr_wl; i++) {
-		struct kerf_workload *w = ts->st.wl[i];
-		bool hit = false;
-		int rc;
+	struct kerf_tenant_spec spec;
+	struct kerf_err why = { 0 };
 
-		if (w->state != KERF_WL_RUNNING)
-			continue;
-		for (uint32_t k = 0; k < w->nr_bound && !hit; k++)
-			hit = w->pods[k].b.node == node;
-		if (!hit)
-			continue;
-		account_leave(ts, w, last_periodic(&ts->wl[w->id], ts->now_ms), false);
-		rc = kerf_state_requeue(&ts->st, w->id, ts->now_ms, err);
-		if (rc < 0)
-			return rc;
-		ts->tenant[w->tenant].evicted++;
-		ts->cls[w->class_idx].evicted++;
-	}
+	if (e->tenant <= KERF_TENANT_ROOT || (size_t)e->tenant >= ts->st.tenants.nr)
+		return kerf_err_set(err, -KERF_EINVAL, "quota edit of an unknown tenant");
+	kerf_state_tenant_spec(&ts->st, e->tenant, &spec);
+	spec.quota = e->quota;
+	/* an edit the API would refuse (quotas that do not nest) is refused */
+	if (kerf_state_tenant_update(&ts->st, e->tenant, &spec, &why) < 0)
+		ts->nr_edits_refused++;
 	return 0;
+}
+
+static int finish(struct kerf_timesim *ts, const struct kerf_event *e,
+		  struct kerf_err *err)
+{
+	struct kerf_ts_workload *x = &ts->wl[e->a];
+	int rc;
+
+	/* a FINISH of an earlier, evicted run is stale */
+	if (!x->id || !x->running || x->token != e->gen)
+		return 0;
+	ts->tenant[x->tenant].finished++;
+	ts->cls[x->class_idx].finished++;
+	x->running = false;
+	rc = kerf_state_finish(&ts->st, x->id, ts->now_ms, err);
+	if (rc < 0)
+		return rc;
+	return forget(ts, e->a, err) < 0 ? -KERF_EINVAL : consume(ts, err);
 }
 
 static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 		struct kerf_err *err)
 {
-	struct kerf_workload *w;
-
 	if (e->kind != KERF_EV_CYCLE)
 		ts->dirty = true;
 	switch (e->kind) {
@@ -600,27 +867,27 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 	case KERF_EV_CYCLE:
 		return cycle(ts, err);
 	case KERF_EV_FINISH:
-		w = kerf_state_find(&ts->st, e->a);
-		/* a FINISH of an earlier, evicted run is stale */
-		if (!w || w->state != KERF_WL_RUNNING || ts->wl[e->a].runs != e->gen)
-			return 0;
-		ts->tenant[w->tenant].finished++;
-		ts->cls[w->class_idx].finished++;
-		return kerf_state_finish(&ts->st, e->a, ts->now_ms, err);
+		return finish(ts, e, err);
 	case KERF_EV_NODE:
-		return node_event(ts, e->a, e->b != 0, err);
+		return node_event(ts, e->a, (enum kerf_ts_node_change)e->b, err);
 	case KERF_EV_ACK:
 	case KERF_EV_DEADLINE:
 		return handshake(ts, e, err);
 	case KERF_EV_TIMER:
 		return 0;   /* only wakes the next cycle */
 	case KERF_EV_QUOTA:
-		return kerf_tenants_set_quota(&ts->st.tenants, ts->edits[e->a].tenant,
-					      &ts->edits[e->a].quota) < 0
-			       ? kerf_err_set(err, -KERF_EINVAL, "quota edit of an unknown tenant")
-			       : 0;
+		return quota_edit(ts, &ts->edits[e->a], err);
 	}
 	return 0;
+}
+
+uint64_t kerf_timesim_submitted(const struct kerf_timesim *ts)
+{
+	uint64_t n = 0;
+
+	for (size_t t = 0; t < ts->nr_tenant_stats; t++)
+		n += ts->tenant[t].submitted;
+	return n;
 }
 
 int kerf_timesim_run(struct kerf_timesim *ts, struct kerf_err *err)
@@ -636,6 +903,8 @@ int kerf_timesim_run(struct kerf_timesim *ts, struct kerf_err *err)
 		rc = step(ts, &e, err);
 		if (rc < 0)
 			return rc;
+		if (ensure_tenant_stats(ts) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		ts->nr_events++;
 		if (ts->hook && (rc = ts->hook(ts->hook_ctx, ts, &e)) != 0)
 			return rc;

@@ -18,22 +18,36 @@
 #include "core/cycle.h"
 #include "core/policy.h"
 #include "core/state.h"
+#include "base/map.h"
+#include "core/decision.h"
 #include "sim/event_queue.h"
 #include "sim/scenario.h"
 
 enum { KERF_TS_SHARE_BUCKETS = 1024 };
 
-/* What the simulator keeps per workload, by id. */
+/*
+ * What the simulator keeps per workload: the world's side of it (how long
+ * it runs, how much work it saved), found by a handle of the simulator's
+ * own.  The core's id is looked up again by key after a restart.
+ */
 struct kerf_ts_workload {
+	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	uint32_t id;                /* the core's id; 0 when free */
+	int tenant;                 /* for the figures, once the core forgot it */
+	int class_idx;
+	int64_t submit_ms;
 	int64_t duration_ms;        /* run time needed */
 	int64_t done_ms;            /* work saved by checkpoints so far */
 	int64_t run_start_ms;       /* start of the current run */
 	int64_t checkpoint_every_ms;/* 0: never checkpoints */
-	int64_t deadline_seen_ms;   /* preemption deadline already scheduled */
+	int64_t deadline_ms;        /* asked to leave by then; 0: not asked */
+	int64_t gpu_milli;          /* held while running (its binds) */
+	uint64_t token;             /* the current run (a FINISH names it) */
 	uint32_t generator;
-	uint32_t runs;              /* times started (a FINISH names its run) */
 	int64_t first_start_ms;     /* -1 until started */
+	bool running;
 	bool waited;                /* wait recorded */
+	uint32_t next_free;         /* free list */
 };
 
 /* Time a checkpointing workload needs to answer a preemption request. */
@@ -83,14 +97,37 @@ struct kerf_timesim {
 	uint32_t *gen_next;          /* next workload index per generator */
 	int *gen_tenant;             /* resolved */
 	int *gen_class;
-	struct kerf_ts_workload *wl; /* by id, [0] unused */
+	struct kerf_ts_workload *wl; /* by handle, [0] unused */
+	size_t nr_wl;                /* handles handed out (+1) */
 	size_t alloc_wl;
+	uint32_t free_wl;            /* first free handle, 0 = none */
+	size_t live_wl;              /* handles in use */
+	struct kerf_map by_id;       /* core id -> handle */
+	uint32_t *victims;           /* handles asked to leave, not gone yet */
+	size_t nr_victims;
+	size_t alloc_victims;
+	struct kerf_decisions dec;   /* what the last call decided */
+	uint64_t next_token;
+	bool keep_finished;          /* tests: finished work stays in the state */
+	uint64_t nr_mig_steps;       /* MIG instances to create or destroy */
+	uint64_t nr_binds;           /* BIND records */
+	uint64_t nr_pending_told;    /* PENDING records */
+	uint64_t nr_forgotten;       /* finished workloads dropped */
+	/* the decision stream, hashed as the world sees it (keys, node names) */
+	uint64_t decision_hash;
+	uint64_t nr_decisions;
 	struct kerf_ts_tenant_stats *tenant;  /* by tenant index */
+	size_t nr_tenant_stats;
 	struct kerf_ts_tenant_stats *cls;     /* by class index */
 	int64_t *fair;               /* 3 x tenants: demand, owed, scratch */
 	int64_t gpu_capacity_milli;
 	struct kerf_ts_quota_edit *edits;
 	size_t nr_edits;
+	size_t alloc_edits;
+	uint64_t nr_edits_refused;   /* quota edits the core refused */
+	/* the nodes as the run started, for node events (names owned) */
+	struct kerf_node_spec *node_specs;
+	size_t nr_node_specs;
 	uint64_t nr_events;
 	uint64_t nr_cycles;          /* cycles run */
 	uint64_t nr_cycles_skipped;  /* nothing changed since the last one */
@@ -112,9 +149,19 @@ int kerf_timesim_init_state(struct kerf_timesim *ts,
 			    struct kerf_state *st, struct kerf_err *err);
 void kerf_timesim_release(struct kerf_timesim *ts);
 
-/* Schedule node i down (true) or up at at_ms. */
+/* What happens to a node (kerf_timesim_node_event). */
+enum kerf_ts_node_change {
+	KERF_TS_NODE_UP = 0,        /* back (uncordoned), or added again */
+	KERF_TS_NODE_DOWN,          /* failed: its work is requeued */
+	KERF_TS_NODE_REMOVE,        /* gone from the cluster */
+};
+
+/*
+ * Schedule a change of node i (the i-th node in rank order when the run
+ * started) at at_ms.  A removed node comes back with UP, as it was.
+ */
 int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
-			    uint32_t node, bool down);
+			    uint32_t node, enum kerf_ts_node_change change);
 
 /* Schedule a quota edit. */
 int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
@@ -122,6 +169,9 @@ int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
 
 /* Run to the horizon. */
 int kerf_timesim_run(struct kerf_timesim *ts, struct kerf_err *err);
+
+/* Workloads submitted so far (finished ones included). */
+uint64_t kerf_timesim_submitted(const struct kerf_timesim *ts);
 
 /* Percentile p (0..100) of a tenant's or class's waits, -1 when none. */
 int64_t kerf_ts_wait_pct(const struct kerf_ts_tenant_stats *s, int p);

@@ -50,6 +50,8 @@ static void run(struct kerf_timesim *ts, const struct kerf_scenario *sc)
 
 	if (kerf_timesim_init(ts, sc, &err) < 0)
 		fail_msg("%s", err.msg);
+	/* the checks below read finished workloads */
+	ts->keep_finished = true;
 	ts->hook = check_state;
 	if (kerf_timesim_run(ts, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -179,7 +181,7 @@ static int watch_gang(void *ctx, struct kerf_timesim *ts,
 
 	check_state(NULL, ts, ev);
 	for (size_t i = 0; i < ts->st.nr_wl && !g->gang; i++)
-		if (!strcmp(ts->st.wl[i]->name, "big-gang-0"))
+		if (!strcmp(ts->st.wl[i]->key, "big-gang-0"))
 			g->gang = ts->st.wl[i]->id;
 	if (!g->gang)
 		return 0;
@@ -195,7 +197,7 @@ static int watch_gang(void *ctx, struct kerf_timesim *ts,
 		int done = 0;
 
 		for (size_t i = 0; i < ts->st.nr_wl; i++)
-			done += !strncmp(ts->st.wl[i]->name, "running-", 8) &&
+			done += !strncmp(ts->st.wl[i]->key, "running-", 8) &&
 				ts->st.wl[i]->state == KERF_WL_FINISHED;
 		if (done == 12)
 			g->all_done_at = ts->now_ms;
@@ -223,6 +225,8 @@ static void test_gang_waits_whole(void **state)
 	load(&sc, "gang_reservation.yaml");
 	if (kerf_timesim_init(&ts, &sc, &err) < 0)
 		fail_msg("%s", err.msg);
+	/* the checks below read finished workloads */
+	ts.keep_finished = true;
 	ts.hook = watch_gang;
 	ts.hook_ctx = &g;
 	if (kerf_timesim_run(&ts, &err) < 0)
@@ -277,6 +281,8 @@ static void run_watching_finishes(struct kerf_timesim *ts,
 		f->at[i] = -1;
 	if (kerf_timesim_init(ts, sc, &err) < 0)
 		fail_msg("%s", err.msg);
+	/* the checks below read finished workloads */
+	ts->keep_finished = true;
 	ts->hook = watch_finish;
 	ts->hook_ctx = f;
 	if (kerf_timesim_run(ts, &err) < 0)
@@ -340,17 +346,17 @@ static void test_idle_notebook_reclaimed(void **state)
 	for (size_t i = 0; i < ts.st.nr_wl; i++) {
 		const struct kerf_workload *w = ts.st.wl[i];
 
-		if (!strncmp(w->name, "notebook-", 9)) {
+		if (!strncmp(w->key, "notebook-", 9)) {
 			int64_t gone = f.at[w->id] - w->start_ms;
 
-			printf("# %s reclaimed %lld s after it started\n", w->name,
+			printf("# %s reclaimed %lld s after it started\n", w->key,
 			       (long long)gone / 1000);
 			assert_int_equal(w->state, KERF_WL_FINISHED);
 			assert_true(w->idle_reclaim);
 			/* 30 min idle + 60 s grace, to the next cycle */
 			assert_true(gone >= (1800 + 60) * 1000 &&
 				    gone <= (1800 + 60) * 1000 + 2 * sc.cycle_ms);
-		} else if (!strncmp(w->name, "train-", 6)) {
+		} else if (!strncmp(w->key, "train-", 6)) {
 			assert_false(w->idle_reclaim);       /* busy */
 			assert_int_equal(f.at[w->id] - w->start_ms, 3 * 3600 * 1000);
 		} else {
@@ -371,7 +377,7 @@ static void test_idle_notebook_reclaimed(void **state)
 static const struct kerf_workload *find_wl(const struct kerf_timesim *ts, const char *name)
 {
 	for (size_t i = 0; i < ts->st.nr_wl; i++)
-		if (!strcmp(ts->st.wl[i]->name, name))
+		if (!strcmp(ts->st.wl[i]->key, name))
 			return ts->st.wl[i];
 	fail_msg("no workload %s", name);
 	return NULL;

@@ -80,10 +80,12 @@ void fx_start(struct fx *f)
 	assert_int_equal(kerf_policy_build(&f->pol, "first-fit", &args, NULL),
 			 0);
 	kerf_sched_init(&f->s, &f->pol);
+	kerf_decisions_init(&f->dec);
 }
 
 void fx_teardown(struct fx *f)
 {
+	kerf_decisions_release(&f->dec);
 	kerf_sched_release(&f->s);
 	kerf_policy_release(&f->pol);
 	kerf_state_release(&f->st);
@@ -92,8 +94,7 @@ void fx_teardown(struct fx *f)
 struct kerf_workload fx_gang(int tenant, int cls, uint32_t pods, int gpus)
 {
 	struct kerf_workload w = { .tenant = tenant, .class_idx = cls,
-				   .nr_sets = 1, .min_count = pods,
-				   .name = "x" };
+				   .nr_sets = 1, .min_count = pods };
 
 	w.sets[0] = (struct kerf_podset){
 		.req = { .cpu_milli = 1000, .mem_mib = 1024,
@@ -106,11 +107,14 @@ struct kerf_workload fx_gang(int tenant, int cls, uint32_t pods, int gpus)
 uint32_t fx_submit_workload(struct fx *f, struct kerf_workload *w,
 			    int64_t now_ms)
 {
+	struct kerf_err err = { 0 };
+	char key[32];
 	int id;
 
-	snprintf(w->name, sizeof(w->name), "w%u", f->st.next_id);
-	id = kerf_state_submit(&f->st, w, now_ms, NULL);
-	assert_true(id > 0);
+	snprintf(key, sizeof(key), "w%u", f->st.next_id);
+	id = kerf_state_submit(&f->st, key, w, now_ms, &err);
+	if (id <= 0)
+		fail_msg("%s", err.msg);
 	return (uint32_t)id;
 }
 
@@ -128,7 +132,7 @@ uint32_t fx_submit(struct fx *f, int tenant, int cls, int gpus,
 	return fx_submit_gang(f, tenant, cls, 1, gpus, now_ms);
 }
 
-struct kerf_workload *fx_wl(const struct fx *f, uint32_t id)
+struct kerf_workload *fx_wl(struct fx *f, uint32_t id)
 {
 	struct kerf_workload *w = kerf_state_find(&f->st, id);
 
@@ -149,7 +153,8 @@ struct kerf_cycle_stats fx_cycle(struct fx *f, int64_t now_ms)
 	struct kerf_cycle_stats stats;
 	struct kerf_err err = { 0 };
 
-	if (kerf_cycle_run(&f->s, &f->st, now_ms, &stats, &err) != 0)
+	kerf_decisions_clear(&f->dec);
+	if (kerf_cycle_run(&f->s, &f->st, now_ms, &f->dec, &stats, &err) != 0)
 		fail_msg("%s", err.msg);
 	fx_state_ok(f);
 	return stats;
@@ -159,7 +164,8 @@ void fx_ack(struct fx *f, uint32_t id, int64_t now_ms)
 {
 	struct kerf_err err = { 0 };
 
-	if (kerf_preempt_ack(&f->st, id, now_ms, &err) < 0)
+	kerf_decisions_clear(&f->dec);
+	if (kerf_preempt_ack(&f->st, id, now_ms, &f->dec, &err) < 0)
 		fail_msg("%s", err.msg);
 	fx_state_ok(f);
 }
@@ -176,4 +182,13 @@ void fx_assert_notice(const struct fx *f, uint64_t k, int64_t at_ms,
 	assert_int_equal(n->tenant, tenant);
 	assert_int_equal(n->workload, workload);
 	assert_int_equal(n->pct, pct);
+}
+
+size_t fx_count(const struct fx *f, enum kerf_decision_kind kind, uint32_t id)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->dec.nr; i++)
+		n += f->dec.d[i].kind == kind && (!id || f->dec.d[i].workload == id);
+	return n;
 }

@@ -30,6 +30,7 @@ enum { FX_MAX_TEAMS = 3 };
 
 struct fx {
 	struct kerf_state st;
+	struct kerf_decisions dec;  /* what the last fx_cycle / fx_ack decided */
 	struct kerf_policy pol;
 	struct kerf_sched s;
 	/*
@@ -68,11 +69,11 @@ void fx_teardown(struct fx *f);
 
 /*
  * A gang of pods pods of gpus whole GPUs each (1 core and 1 GiB a pod),
- * min_count pods, named "x"; not submitted.
+ * min_count pods; not submitted.
  */
 struct kerf_workload fx_gang(int tenant, int cls, uint32_t pods, int gpus);
 
-/* Submit w, renamed "w<id>"; the submission must succeed.  Returns the id. */
+/* Submit w under key "w<id>"; the submission must succeed.  Returns the id. */
 uint32_t fx_submit_workload(struct fx *f, struct kerf_workload *w,
 			    int64_t now_ms);
 
@@ -85,7 +86,7 @@ uint32_t fx_submit(struct fx *f, int tenant, int cls, int gpus,
 		   int64_t now_ms);
 
 /* The workload of id, which must exist. */
-struct kerf_workload *fx_wl(const struct fx *f, uint32_t id);
+struct kerf_workload *fx_wl(struct fx *f, uint32_t id);
 
 /* kerf_state_check must pass. */
 void fx_state_ok(const struct fx *f);
@@ -95,6 +96,9 @@ struct kerf_cycle_stats fx_cycle(struct fx *f, int64_t now_ms);
 
 /* Acknowledge the preemption of id, which must succeed; then fx_state_ok. */
 void fx_ack(struct fx *f, uint32_t id, int64_t now_ms);
+
+/* Records of kind in f->dec (for workload id; 0: any). */
+size_t fx_count(const struct fx *f, enum kerf_decision_kind kind, uint32_t id);
 
 /* Notice k (counted from the first ever issued) is exactly this one. */
 void fx_assert_notice(const struct fx *f, uint64_t k, int64_t at_ms,

@@ -56,10 +56,11 @@ static int submit(struct fx *f, int tenant, int cls, uint32_t pods, int gpus,
 		  enum kerf_topology topo, int64_t now)
 {
 	struct kerf_workload w = fx_gang(tenant, cls, pods, gpus);
+	char key[32];
 
 	w.topology = topo;
-	snprintf(w.name, sizeof(w.name), "w%u", f->st.next_id);
-	return kerf_state_submit(&f->st, &w, now, NULL);
+	snprintf(key, sizeof(key), "w%u", f->st.next_id);
+	return kerf_state_submit(&f->st, key, &w, now, NULL);
 }
 
 static int64_t gpus_in_use(const struct fx *f)

@@ -117,13 +117,13 @@ static void test_notify_once_per_stretch(void **state)
 	w = fx_submit(&f, f.a, f.batch, 1, 0);
 	fx_cycle(&f, 0);
 	kerf_idle_sample(&f.st, w, 5, 100);
-	assert_int_equal(kerf_idle_pass(&f.st, 100 + AFTER_MS - 1), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 100 + AFTER_MS - 1, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 0);
-	assert_int_equal(kerf_idle_pass(&f.st, 100 + AFTER_MS), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 100 + AFTER_MS, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
 	assert_notice(&f, 0, 100 + AFTER_MS, KERF_NOTICE_IDLE, f.a, w);
 	assert_true(fx_wl(&f, w)->idle_notified);
-	assert_int_equal(kerf_idle_pass(&f.st, 200000), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 200000, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
 	/* notify never asks the workload to go */
 	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
@@ -131,9 +131,9 @@ static void test_notify_once_per_stretch(void **state)
 	/* busy again, then idle again: a new stretch, a new notice */
 	kerf_idle_sample(&f.st, w, 50, 210000);
 	kerf_idle_sample(&f.st, w, 5, 220000);
-	assert_int_equal(kerf_idle_pass(&f.st, 220000 + AFTER_MS - 1), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 220000 + AFTER_MS - 1, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
-	kerf_idle_pass(&f.st, 220000 + AFTER_MS);
+	kerf_idle_pass(&f.st, 220000 + AFTER_MS, &f.dec);
 	assert_int_equal(f.st.nr_notices, 2);
 	assert_notice(&f, 1, 220000 + AFTER_MS, KERF_NOTICE_IDLE, f.a, w);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_RUNNING);
@@ -154,9 +154,9 @@ static void test_checkpoint_evict_starts_handshake(void **state)
 	fx_cycle(&f, 0);
 	kerf_idle_sample(&f.st, w, 0, 1000);
 	kerf_idle_sample(&f.st, busy, 80, 1000);
-	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS - 1), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS - 1, &f.dec), 0);
 	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
-	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS), 1);
+	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS, &f.dec), 1);
 	x = fx_wl(&f, w);
 	assert_int_equal(x->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
 	assert_int_equal(x->preempted_by, 0);
@@ -166,7 +166,7 @@ static void test_checkpoint_evict_starts_handshake(void **state)
 	assert_notice(&f, 0, 1000 + AFTER_MS, KERF_NOTICE_IDLE_EVICT, f.a, w);
 	assert_int_equal(fx_wl(&f, busy)->preempt_deadline_ms, 0);
 	/* asked once */
-	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS + 1), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS + 1, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
 	assert_int_equal(x->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
 	fx_state_ok(&f);
@@ -188,7 +188,7 @@ static void test_exempt_and_nonpreemptible(void **state)
 	kerf_idle_sample(&f.st, nb, 0, 0);
 	kerf_idle_sample(&f.st, np, 0, 0);
 	kerf_idle_sample(&f.st, batch, 0, 0);
-	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS), 1);
+	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS, &f.dec), 1);
 	/* the exempt class: neither told nor touched */
 	assert_false(fx_wl(&f, nb)->idle_notified);
 	assert_int_equal(fx_wl(&f, nb)->preempt_deadline_ms, 0);
@@ -200,7 +200,7 @@ static void test_exempt_and_nonpreemptible(void **state)
 	assert_int_equal(f.st.nr_notices, 2);
 	assert_notice(&f, 0, AFTER_MS, KERF_NOTICE_IDLE, f.a, np);
 	assert_notice(&f, 1, AFTER_MS, KERF_NOTICE_IDLE_EVICT, f.a, batch);
-	assert_int_equal(kerf_idle_pass(&f.st, 10 * AFTER_MS), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, 10 * AFTER_MS, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 2);
 	assert_int_equal(fx_wl(&f, np)->state, KERF_WL_RUNNING);
 	assert_int_equal(fx_wl(&f, nb)->state, KERF_WL_RUNNING);
@@ -226,8 +226,8 @@ static void test_reclaimed_finishes_at_deadline(void **state)
 	fx_cycle(&f, asked);
 	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, deadline);
 	assert_int_equal(fx_wl(&f, q)->state, KERF_WL_PENDING);
-	assert_int_equal(kerf_preempt_expire(&f.st, deadline - 1, NULL), 0);
-	assert_int_equal(kerf_preempt_expire(&f.st, deadline, NULL), 1);
+	assert_int_equal(kerf_preempt_expire(&f.st, deadline - 1, &f.dec, NULL), 0);
+	assert_int_equal(kerf_preempt_expire(&f.st, deadline, &f.dec, NULL), 1);
 	fx_state_ok(&f);
 	x = fx_wl(&f, w);
 	assert_int_equal(x->state, KERF_WL_FINISHED);
@@ -257,7 +257,7 @@ static void test_reclaimed_finishes_at_ack(void **state)
 	kerf_idle_sample(&f.st, w, 1, 0);
 	fx_cycle(&f, AFTER_MS);
 	assert_true(fx_wl(&f, w)->idle_reclaim);
-	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 10, NULL), 0);
+	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 10, &f.dec, NULL), 0);
 	fx_state_ok(&f);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_FINISHED);
 	assert_int_equal(fx_wl(&f, w)->lost_gpu_milli_ms, 0);
@@ -285,7 +285,7 @@ static void test_new_run_starts_without_idle_stretch(void **state)
 	fx_cycle(&f, 1000);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_RUNNING);
 	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
-	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS), 0);
+	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS, &f.dec), 0);
 	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
 	fx_teardown(&f);
 }
@@ -316,7 +316,7 @@ static void test_priority_eviction_after_requeue_requeues(void **state)
 	h = fx_submit(&f, f.b, f.high, 8, AFTER_MS + 4);
 	fx_cycle(&f, AFTER_MS + 4);
 	assert_int_equal(fx_wl(&f, w)->preempted_by, h);
-	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 5, NULL), 0);
+	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 5, &f.dec, NULL), 0);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_PENDING);
 	assert_int_equal(fx_wl(&f, w)->pending, KERF_PENDING_REQUEUED);
 	fx_teardown(&f);

@@ -60,7 +60,7 @@ static void setup(struct fx *f, int nodes, const int64_t *nominal,
 	fx_start(f);
 }
 
-static bool leaving(const struct fx *f, uint32_t id)
+static bool leaving(struct fx *f, uint32_t id)
 {
 	return fx_wl(f, id)->preempt_deadline_ms > 0;
 }
@@ -430,13 +430,13 @@ static void test_ack_loses_nothing(void **state)
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
 	assert_int_equal(f.st.tenants.t[f.a].usage.v[GPU], 0);
 	/* a second acknowledgement, or one nobody asked for, is refused */
-	assert_int_equal(kerf_preempt_ack(&f.st, l, 160, &err), -KERF_EINVAL);
+	assert_int_equal(kerf_preempt_ack(&f.st, l, 160, &f.dec, &err), -KERF_EINVAL);
 	assert_string_equal(err.msg,
 			    "checkpoint acknowledgement for a workload that was not asked");
 	fx_cycle(&f, 170);
 	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
-	assert_int_equal(kerf_preempt_ack(&f.st, h, 180, NULL), -KERF_EINVAL);
-	assert_int_equal(kerf_preempt_ack(&f.st, 99, 180, NULL), -KERF_EINVAL);
+	assert_int_equal(kerf_preempt_ack(&f.st, h, 180, &f.dec, NULL), -KERF_EINVAL);
+	assert_int_equal(kerf_preempt_ack(&f.st, 99, 180, &f.dec, NULL), -KERF_EINVAL);
 	fx_teardown(&f);
 }
 
@@ -455,12 +455,12 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 	h = fx_submit(&f, f.b, f.high, 8, 100);
 	fx_cycle(&f, 100);
 	assert_int_equal(fx_wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
-	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS - 1, &err), 0);
+	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS - 1, &f.dec, &err), 0);
 	assert_int_equal(fx_wl(&f, l)->state, KERF_WL_RUNNING);
-	assert_int_equal(kerf_preempt_expire_one(&f.st, l, 100 + GRACE_MS - 1,
+	assert_int_equal(kerf_preempt_expire_one(&f.st, l, 100 + GRACE_MS - 1, &f.dec,
 						 &err), -KERF_EINVAL);
 	assert_string_equal(err.msg, "expiry of a workload that is not a due victim");
-	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 1);
+	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, &f.dec, NULL), 1);
 	fx_state_ok(&f);
 	v = fx_wl(&f, l);
 	assert_int_equal(v->state, KERF_WL_PENDING);
@@ -471,7 +471,7 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 	assert_int_equal(v->nr_asked_by, 1);
 	assert_int_equal(v->asked_by[0], h);
 	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
-	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 0);
+	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, &f.dec, NULL), 0);
 	fx_teardown(&f);
 }
 
@@ -492,7 +492,7 @@ static void test_preemptor_counts_down(void **state)
 			    "waiting for 2 workloads to checkpoint and leave (lower priority): w1, w2");
 	fx_ack(&f, l1, 110);
 	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
-	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, NULL), 1);
+	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, &f.dec, NULL), 1);
 	fx_state_ok(&f);
 	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
 	fx_cycle(&f, 100 + GRACE_MS);

@@ -884,9 +884,6 @@ static const struct reject rejects[] = {
 	  "s.yaml:20: workload[0].duration_h: give duration_s or duration_h, not both" },
 	{ "workload name twice", BASE "  - { name: w, tenant: team, class: low, duration_s: 6 }\n",
 	  "s.yaml:21: workload[1].name: another generator has this name" },
-	{ "workload names too long", NO_WL "workload:\n"
-	  "  - { name: w123456789012345678901234567890123456789012345678901234567890, count: 100, tenant: team, class: low, duration_s: 1 }\n",
-	  "s.yaml:20: workload[0].name: workload names like 'w123456789012345678901234567890123456789012345678901234567890-99' would be longer than 63 bytes" },
 	{ "workload model unknown", WL("gpus: 1, models: [A100, H100]"),
 	  "s.yaml:20: workload[0].models[1]: 'H100' is not the GPU model of a node group" },
 	{ "workload models without GPUs", WL("models: [A100]"),

@@ -47,7 +47,7 @@ static void expect_refused(struct fx *f, const struct kerf_workload *w,
 	size_t nr = f->st.nr_wl;
 	uint32_t next = f->st.next_id;
 
-	assert_int_equal(kerf_state_submit(&f->st, w, 0, &err), code);
+	assert_int_equal(kerf_state_submit(&f->st, "x", w, 0, &err), code);
 	assert_string_equal(err.msg, msg);
 	assert_int_equal(f->st.nr_wl, nr);
 	assert_int_equal(f->st.next_id, next);
@@ -92,12 +92,13 @@ static void test_submit_stores_clean_copy(void **state)
 	w.idle_reclaim = true;
 	w.submit_ms = 99;
 	w.pending = KERF_PENDING_QUOTA;
-	assert_int_equal(kerf_state_submit(&f.st, &w, 42, NULL), 1);
-	assert_int_equal(kerf_state_submit(&f.st, &w, 43, NULL), 2);
+	assert_int_equal(kerf_state_submit(&f.st, "x", &w, 42, NULL), 1);
+	assert_int_equal(kerf_state_submit(&f.st, "y", &w, 43, NULL), 2);
 	x = fx_wl(&f, 1);
 	assert_ptr_not_equal(x, &w);
 	assert_int_equal(x->id, 1);
-	assert_string_equal(x->name, "x");
+	assert_string_equal(x->key, "x");
+	assert_ptr_equal(kerf_state_find_key(&f.st, "y"), fx_wl(&f, 2));
 	assert_int_equal(x->state, KERF_WL_PENDING);
 	assert_null(x->pods);
 	assert_int_equal(x->nr_bound, 0);
@@ -115,7 +116,7 @@ static void test_submit_stores_clean_copy(void **state)
 	assert_null(kerf_state_find(&f.st, 3));
 	assert_null(kerf_state_find(&f.st, 0));
 	w.class_idx = f.batch;
-	assert_int_equal(kerf_state_submit(&f.st, &w, 44, NULL), 3);
+	assert_int_equal(kerf_state_submit(&f.st, "z", &w, 44, NULL), 3);
 	assert_false(fx_wl(&f, 3)->nonpreemptible);
 	fx_state_ok(&f);
 	fx_teardown(&f);
@@ -185,7 +186,7 @@ static void test_submit_validation_messages(void **state)
 
 	w = fx_gang(f.b, f.batch, 4096, 0);
 	w.sets[0].req.gpu_milli = 0;
-	assert_int_equal(kerf_state_submit(&f.st, &w, 0, NULL), 1);
+	assert_int_equal(kerf_state_submit(&f.st, "x", &w, 0, NULL), 1);
 	fx_teardown(&f);
 }
 
@@ -351,7 +352,7 @@ static void test_requeued_victim_counts_down(void **state)
 	p = fx_submit_gang(&f, f.b, f.prod, 1, 8, 10);
 	plan.victims[0] = v1;
 	plan.victims[1] = v2;
-	assert_int_equal(kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10), 0);
+	assert_int_equal(kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10, &f.dec), 0);
 	assert_int_equal(fx_wl(&f, p)->nr_victims, 2);
 	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 1010);
 	/* v1's node fails: it leaves without the handshake */

@@ -43,6 +43,8 @@ struct kerf_node_mig {
 	struct kerf_mig_layout gpu[KERF_MIG_NODE_GPUS];
 	/* 1000 minus the charges of the pods on the GPU's instances */
 	int16_t free_milli[KERF_MIG_NODE_GPUS];
+	/* the layouts last told to the caller (core/decision.h MIG steps) */
+	struct kerf_mig_layout told[KERF_MIG_NODE_GPUS];
 	uint32_t nr_created;         /* instances created, ever */
 	uint32_t nr_destroyed;       /* free instances destroyed, ever */
 };
