@@ -185,3 +185,13 @@ const char *kerf_escape(char *out, size_t size, const char *s)
 {
 	return kerf_escape_n(out, size, s, s ? strlen(s) : 0);
 }
+
+char *kerf_strdup(const char *s)
+{
+	size_t len = strlen(s);
+	char *d = malloc(len + 1);
+
+	if (d)
+		memcpy(d, s, len + 1);
+	return d;
+}

@@ -52,6 +52,9 @@ int kerf_buf_vaddf(struct kerf_buf *b, const char *fmt, va_list ap)
 int kerf_buf_add_escaped(struct kerf_buf *b, const char *s, size_t len,
 			 char quote) __attribute__((warn_unused_result));
 
+/* A malloc'd copy of s; NULL on OOM. */
+char *kerf_strdup(const char *s);
+
 /*
  * s (NUL-terminated) escaped as above into out[size] for a message,
  * shortened with "..." when it does not fit.  Returns out; out is always a

@@ -72,11 +72,19 @@ int kerf_cmd_sim_check(int argc, char **argv)
 	       res.shared_gpu_checks, res.tenant_gpu_checks);
 	printf("MIG: after the events, %" PRIu64 " instances in use checked, on %" PRIu64 " GPUs holding two or more\n",
 	       res.mig_instance_checks, res.mig_shared_gpu_checks);
-	printf("%u runs, %" PRIu64 " events, %" PRIu64 " violations\n", res.runs,
-	       res.events, res.violations);
-	if (res.violations) {
-		printf("first: %s\nreplay: kerf sim check --runs 1 --seed %" PRIu64 "\n",
-		       res.first_violation, res.first_bad_seed);
+	printf("faults: %" PRIu64 " node removals, %" PRIu64 " late tenants; %" PRIu64 " controller restarts adopting %" PRIu64 " running workloads\n",
+	       res.node_removals, res.late_tenants, res.restarts, res.adoptions);
+	printf("restarts: %" PRIu64 " decisions compared, %" PRIu64 " runs decided differently after a restart\n",
+	       res.decisions, res.mismatches);
+	printf("%u runs, %" PRIu64 " events, %" PRIu64 " violations, %" PRIu64 " decision mismatches\n",
+	       res.runs, res.events, res.violations, res.mismatches);
+	if (res.mismatches)
+		printf("first mismatch: %s\nreplay: kerf sim check --runs 1 --seed %" PRIu64 "\n",
+		       res.first_mismatch, res.first_mismatch_seed);
+	if (res.violations || res.mismatches) {
+		if (res.violations)
+			printf("first: %s\nreplay: kerf sim check --runs 1 --seed %" PRIu64 "\n",
+			       res.first_violation, res.first_bad_seed);
 		return 1;
 	}
 	return 0;

@@ -29,6 +29,7 @@ struct cycle_ctx {
 	struct kerf_wl_pod *scratch;/* pods being placed */
 	uint8_t *allowed;           /* per node, for topology constraints */
 	uint64_t failed[2 * FAILED_SHAPES]; /* open addressing; 0 = empty */
+	char (*failed_text)[KERF_REASON_MAX]; /* the sentence of each */
 	size_t nr_failed;
 	int plans_left;
 	/* head-of-line reservation (see reserve_for) */
@@ -596,18 +597,22 @@ static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
 	return h;
 }
 
-static bool failed_before(const struct cycle_ctx *x, uint64_t h)
+/* The sentence of a gang shape that failed before in this cycle, or NULL. */
+static const char *failed_before(const struct cycle_ctx *x, uint64_t h)
 {
 	const size_t mask = 2 * FAILED_SHAPES - 1;
 
 	for (size_t i = h & mask; x->failed[i]; i = (i + 1) & mask)
 		if (x->failed[i] == h)
-			return true;
-	return false;
+			return x->failed_text[i];
+	return NULL;
 }
 
-/* At most FAILED_SHAPES shapes, so the table stays half empty. */
-static void remember_failed(struct cycle_ctx *x, uint64_t h)
+/*
+ * At most FAILED_SHAPES shapes, so the table stays half empty; each with
+ * the sentence its twins are told.
+ */
+static void remember_failed(struct cycle_ctx *x, uint64_t h, const char *text)
 {
 	const size_t mask = 2 * FAILED_SHAPES - 1;
 	size_t i = h & mask;
@@ -619,6 +624,7 @@ static void remember_failed(struct cycle_ctx *x, uint64_t h)
 	if (!x->failed[i])
 		x->nr_failed++;
 	x->failed[i] = h;
+	snprintf(x->failed_text[i], sizeof(x->failed_text[i]), "%s", text);
 }
 
 /* Admit w with the pods placed; out of memory stops the cycle. */
@@ -862,6 +868,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	struct kerf_status why = { .code = KERF_FIT };
 	bool quota_failed = false;
 	char text[KERF_REASON_MAX];
+	const char *twin;
 
 	if (kerf_budget_holds(st, w, x->now_ms, text, sizeof(text))) {
 		set_pending(w, KERF_PENDING_BUDGET, "%s", text);
@@ -888,10 +895,10 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	if (x->any_held)
 		h ^= ((uint64_t)(uint32_t)st->classes.c[w->class_idx].value << 32) ^
 		     (w->nr_nominated ? (uint64_t)w->id * 0x9e3779b97f4a7c15ULL : 0);
-	if (failed_before(x, h)) {
+	if ((twin = failed_before(x, h))) {
 		stats->nr_capacity++;
-		if (w->nr_victims == 0)
-			w->pending = KERF_PENDING_CAPACITY; /* as its twin */
+		if (w->nr_victims == 0)  /* as its twin */
+			set_pending(w, KERF_PENDING_CAPACITY, "%s", twin);
 		/* its twin's victims are taken: it may find others */
 		try_preempt(x, w, stats);
 		return;
@@ -925,16 +932,17 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	}
 	if (!x->reserver && large(w))
 		reserve_for(x, w);
-	set_pending(w, KERF_PENDING_CAPACITY,
-		    "needs %u of %u pods (%" PRId64 " GPU milli) placed together%s; not enough free now: %s%s",
-		    w->min_count, kerf_workload_pods(w), kerf_workload_gpu_milli(w),
-		    w->topology == KERF_TOPO_NODE     ? " on one node"
-		    : w->topology == KERF_TOPO_NVLINK ? " in one NVLink domain"
-						      : "",
-		    why.reason,
+	snprintf(text, sizeof(text),
+		 "needs %u of %u pods (%" PRId64 " GPU milli) placed together%s; not enough free now: %.150s",
+		 w->min_count, kerf_workload_pods(w), kerf_workload_gpu_milli(w),
+		 w->topology == KERF_TOPO_NODE     ? " on one node"
+		 : w->topology == KERF_TOPO_NVLINK ? " in one NVLink domain"
+						   : "",
+		 why.reason);
+	set_pending(w, KERF_PENDING_CAPACITY, "%s%s", text,
 		    x->reserver == w ? "; nodes are held for it as they free (smaller work backfills elsewhere)"
 				     : "");
-	remember_failed(x, h);
+	remember_failed(x, h, text);
 	stats->nr_capacity++;
 	try_preempt(x, w, stats);
 	return;
@@ -1063,6 +1071,7 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	memset(stats, 0, sizeof(*stats));
 	x.plans_left = PREEMPT_PLANS_PER_CYCLE;
 	kerf_state_age(st, now_ms);
+	kerf_state_resolve_pending(st);
 	/* victims whose checkpoint deadline passed leave now */
 	rc = kerf_preempt_expire(st, now_ms, out, err);
 	if (rc < 0)
@@ -1086,13 +1095,15 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 	x.dom_keys = malloc(2 * slots * sizeof(*x.dom_keys));
 	/* without it nothing is memoised */
 	x.pod_memo = calloc(POD_MEMO, sizeof(*x.pod_memo));
+	x.failed_text = malloc(2 * FAILED_SHAPES * sizeof(*x.failed_text));
 	pending = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*pending));
 	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
 	/* the reservation is kept for the next cycle: room for it now */
 	grown = KERF_GROW_ZERO(st->reserved, st->nr_reserved, st->cluster.nr_slots);
 	if (!x.share || !x.scratch || !x.allowed || !x.reserved || !x.eff ||
 	    !x.held || !x.held_list || !x.only || !x.rank_keys || !x.dom_nodes ||
-	    !x.dom_start || !x.dom_keys || !x.pod_memo || !pending || !tmp ||
+	    !x.dom_start || !x.dom_keys || !x.pod_memo || !x.failed_text ||
+	    !pending || !tmp ||
 	    grown < 0) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
@@ -1145,6 +1156,8 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 				    "waiting for %u workload%s to checkpoint and leave",
 				    w->nr_victims, w->nr_victims == 1 ? "" : "s");
 	}
+	/* carves of placements rolled back are not real: undo them */
+	kerf_cluster_mig_reconcile(&st->cluster);
 	if (x.rc == 0)
 		x.rc = tell_reasons(st, pending, nr, now_ms, out);
 	if (x.rc == 0)
@@ -1163,6 +1176,7 @@ out:
 	free(x.reserved);
 	free(x.eff);
 	free(x.pod_memo);
+	free(x.failed_text);
 	free(x.held);
 	free(x.held_list);
 	free(x.only);

@@ -1,8 +1,11 @@
 #include "core/framework.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "core/gpu_pick.h"
 
 /* Rows of the score cache: distinct pod shapes remembered at once. */
@@ -449,4 +452,92 @@ enum kerf_code kerf_sched_place(struct kerf_sched *s, struct kerf_cluster *c,
 		return KERF_INTERNAL;
 	}
 	return KERF_FIT;
+}
+
+/*
+ * The words of the plug-ins with state, in policy order: per plug-in its
+ * slot (filters 0.., scorers 100..), its word count, its words.
+ */
+int kerf_sched_save(const struct kerf_sched *s, int64_t **words, size_t *nr)
+{
+	const struct kerf_policy *pol = s->policy;
+	int64_t *all = NULL;
+	size_t n = 0, alloc = 0;
+
+	*words = NULL;
+	*nr = 0;
+	for (int k = 0; k < pol->nr_filters + pol->nr_scorers; k++) {
+		const struct kerf_policy_slot *sl = k < pol->nr_filters
+			? &pol->filters[k] : &pol->scorers[k - pol->nr_filters];
+		int64_t *mine = NULL;
+		size_t m = 0;
+		int rc;
+
+		if (!sl->plugin->save)
+			continue;
+		rc = sl->plugin->save(sl->priv, &mine, &m);
+		if (rc == 0 && KERF_GROW(all, alloc, n + 2 + m) < 0)
+			rc = -KERF_ENOMEM;
+		if (rc < 0) {
+			free(mine);
+			free(all);
+			return rc;
+		}
+		all[n++] = k < pol->nr_filters ? k : 100 + (k - pol->nr_filters);
+		all[n++] = (int64_t)m;
+		if (m)
+			memcpy(all + n, mine, m * sizeof(*mine));
+		n += m;
+		free(mine);
+	}
+	*words = all;
+	*nr = n;
+	return 0;
+}
+
+int kerf_sched_load(struct kerf_sched *s, const int64_t *words, size_t nr,
+		    struct kerf_err *err)
+{
+	const struct kerf_policy *pol = s->policy;
+	size_t i = 0;
+
+	/* the framing first, whole */
+	while (i < nr) {
+		int64_t slot, m;
+
+		if (nr - i < 2)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: word %zu: a plug-in header is cut short", i);
+		slot = words[i];
+		m = words[i + 1];
+		if (!((slot >= 0 && slot < pol->nr_filters) ||
+		      (slot >= 100 && slot < 100 + pol->nr_scorers)))
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: word %zu: no plug-in %" PRId64 " in policy '%s'",
+					    i, slot, pol->name);
+		if (m < 0 || (uint64_t)m > nr - i - 2)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: word %zu: %" PRId64 " words do not fit",
+					    i + 1, m);
+		i += 2 + (size_t)m;
+	}
+	for (i = 0; i < nr;) {
+		int64_t slot = words[i];
+		size_t m = (size_t)words[i + 1];
+		const struct kerf_policy_slot *sl = slot < 100 ? &pol->filters[slot]
+							       : &pol->scorers[slot - 100];
+		int rc;
+
+		if (!sl->plugin->load)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: plug-in '%s' keeps no state",
+					    sl->plugin->name);
+		rc = sl->plugin->load(sl->priv, words + i + 2, m, err);
+		if (rc < 0)
+			return rc;
+		i += 2 + m;
+	}
+	/* what it learned changed: cached scores are stale */
+	kerf_score_cache_invalidate(&s->cache);
+	return 0;
 }

@@ -61,6 +61,14 @@ struct kerf_plugin {
 	void (*unreserve)(void *priv, const struct kerf_cluster *c,
 			  const struct kerf_node *n, const struct kerf_pod *p,
 			  uint16_t gpus);
+	/*
+	 * What the plug-in has learned, as words it alone reads (malloc'd;
+	 * core/persist.h), and back: load checks the words whole and
+	 * changes nothing when they are wrong (untrusted input).
+	 */
+	int (*save)(const void *priv, int64_t **words, size_t *nr);
+	int (*load)(void *priv, const int64_t *words, size_t nr,
+		    struct kerf_err *err);
 };
 
 enum { KERF_POLICY_MAX_PLUGINS = 8 };
@@ -153,6 +161,15 @@ int kerf_sched_reserve(struct kerf_sched *s, struct kerf_cluster *c,
 int kerf_sched_unreserve(struct kerf_sched *s, struct kerf_cluster *c,
 			 const struct kerf_pod *p, struct kerf_binding b,
 			 struct kerf_err *err);
+
+/*
+ * The learned state of the policy's plug-ins as one run of words
+ * (malloc'd; none: NULL, 0), and back.  Load checks the framing and each
+ * plug-in's words; a plug-in with nothing saved keeps what it has.
+ */
+int kerf_sched_save(const struct kerf_sched *s, int64_t **words, size_t *nr);
+int kerf_sched_load(struct kerf_sched *s, const int64_t *words, size_t nr,
+		    struct kerf_err *err);
 
 /* observe + select + reserve: the one-pod cycle of the simulator. */
 enum kerf_code kerf_sched_place(struct kerf_sched *s, struct kerf_cluster *c,

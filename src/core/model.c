@@ -136,6 +136,22 @@ int kerf_node_spec_validate(const struct kerf_cluster *c,
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "node '%s': GPU model '%s' has no MIG profiles",
 				    name, c->models[spec->model].name);
+	for (int g = 0; spec->mig_layout && g < KERF_NODE_MAX_GPUS; g++) {
+		struct kerf_err why = { 0 };
+
+		if (!(spec->mig_gpus >> g & 1)) {
+			if (spec->mig_layout[g].nr)
+				return kerf_err_set(err, -KERF_EINVAL,
+						    "node '%s' GPU %d: MIG instances on a GPU not in MIG mode",
+						    name, g);
+			continue;
+		}
+		if (kerf_mig_layout_check(c->models[spec->model].mig, &spec->mig_layout[g],
+					  &why) < 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "node '%s' GPU %d: MIG layout: %s", name, g,
+					    why.msg);
+	}
 	if ((c->nr_labels < 64 && spec->labels >> c->nr_labels) ||
 	    (c->nr_taints < 64 && spec->taints >> c->nr_taints))
 		return kerf_err_set(err, -KERF_EINVAL,
@@ -275,6 +291,53 @@ static uint32_t take_slot(struct kerf_cluster *c)
 	return (uint32_t)c->nr_slots++;
 }
 
+static bool has_instance(const struct kerf_mig_layout *l,
+			 const struct kerf_mig_instance *in)
+{
+	for (unsigned k = 0; k < l->nr; k++)
+		if (l->inst[k].profile == in->profile && l->inst[k].start == in->start)
+			return true;
+	return false;
+}
+
+/* Would the reported layouts drop an instance in use on node n? */
+static bool layout_drops_busy(const struct kerf_node *n,
+			      const struct kerf_node_spec *spec)
+{
+	for (int g = 0; spec->mig_layout && n->mig && g < n->nr_gpus; g++)
+		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+			if (n->mig->gpu[g].inst[k].in_use &&
+			    (!(spec->mig_gpus >> g & 1) ||
+			     !has_instance(&spec->mig_layout[g], &n->mig->gpu[g].inst[k])))
+				return true;
+	return false;
+}
+
+/*
+ * The reported layouts replace the core's on GPUs in MIG mode; instances
+ * in use stay in use (they are in the report: checked before).
+ */
+static void take_layouts(struct kerf_node *n, const struct kerf_node_spec *spec)
+{
+	for (int g = 0; spec->mig_layout && n->mig && g < n->nr_gpus; g++) {
+		struct kerf_mig_layout l = spec->mig_layout[g];
+
+		if (!(n->mig_gpus >> g & 1))
+			continue;
+		for (unsigned k = 0; k < l.nr; k++)
+			l.inst[k].in_use = false;
+		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+			for (unsigned j = 0; j < l.nr; j++)
+				if (n->mig->gpu[g].inst[k].in_use &&
+				    l.inst[j].profile == n->mig->gpu[g].inst[k].profile &&
+				    l.inst[j].start == n->mig->gpu[g].inst[k].start)
+					l.inst[j].in_use = true;
+		n->mig->gpu[g] = l;
+		/* what the node reported is what it has: nothing to tell */
+		n->mig->told[g] = l;
+	}
+}
+
 static int add_new(struct kerf_cluster *c, const struct kerf_node_spec *spec,
 		   struct kerf_err *err)
 {
@@ -315,6 +378,7 @@ static int add_new(struct kerf_cluster *c, const struct kerf_node_spec *spec,
 		kerf_cluster_remove_node(c, i, &ignore);
 		return rc;
 	}
+	take_layouts(&c->nodes[i], spec);
 	return (int)i;
 }
 
@@ -360,6 +424,10 @@ int kerf_cluster_upsert_node(struct kerf_cluster *c,
 	if (found < 0)
 		return add_new(c, spec, err);
 	n = &c->nodes[found];
+	if (layout_drops_busy(n, spec) && !shape_changes(n, spec))
+		return kerf_err_set(err, -KERF_EBUSY,
+				    "node '%s': an instance in use is missing from its MIG layout",
+				    n->name);
 	if (shape_changes(n, spec)) {
 		if (node_busy(n))
 			return kerf_err_set(err, -KERF_EBUSY,
@@ -380,6 +448,7 @@ int kerf_cluster_upsert_node(struct kerf_cluster *c,
 	rc = kerf_cluster_set_mig(c, (size_t)found, spec->mig_gpus, err);
 	if (rc < 0)
 		return rc;
+	take_layouts(n, spec);
 	n->domain = spec->domain;
 	n->cordoned = spec->cordoned;
 	n->labels = spec->labels;
@@ -424,6 +493,7 @@ void kerf_cluster_node_spec(const struct kerf_cluster *c, size_t i,
 		.model = n->nr_gpus ? n->model : -1, .nr_gpus = n->nr_gpus,
 		.domain = n->domain, .cordoned = n->cordoned,
 		.mig_gpus = n->mig_gpus, .labels = n->labels, .taints = n->taints,
+		.mig_layout = n->mig ? n->mig->gpu : NULL,
 	};
 }
 
@@ -591,6 +661,54 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 	new_stamp(c, i);
 	kerf_fit_index_update(&c->fit, n, i);
 	return 0;
+}
+
+static bool same_layout(const struct kerf_mig_layout *a,
+			const struct kerf_mig_layout *b)
+{
+	if (a->nr != b->nr)
+		return false;
+	for (unsigned k = 0; k < a->nr; k++)
+		if (!has_instance(b, &a->inst[k]))
+			return false;
+	return true;
+}
+
+int kerf_cluster_mig_reconcile(struct kerf_cluster *c)
+{
+	int changed = 0;
+
+	if (!c->mig_models)
+		return 0;
+	for (size_t i = 0; i < c->nr_slots; i++) {
+		struct kerf_node *n = &c->nodes[i];
+		bool touched = false;
+
+		for (int g = 0; n->mig && g < n->nr_gpus; g++) {
+			struct kerf_mig_layout l;
+
+			if (!(n->mig_gpus >> g & 1) ||
+			    same_layout(&n->mig->gpu[g], &n->mig->told[g]))
+				continue;
+			l = n->mig->told[g];
+			for (unsigned k = 0; k < l.nr; k++) {
+				l.inst[k].in_use = false;
+				for (unsigned j = 0; j < n->mig->gpu[g].nr; j++)
+					if (n->mig->gpu[g].inst[j].in_use &&
+					    n->mig->gpu[g].inst[j].profile == l.inst[k].profile &&
+					    n->mig->gpu[g].inst[j].start == l.inst[k].start)
+						l.inst[k].in_use = true;
+			}
+			n->mig->gpu[g] = l;
+			touched = true;
+			changed++;
+		}
+		if (touched) {
+			new_stamp(c, i);
+			kerf_fit_index_update(&c->fit, n, i);
+		}
+	}
+	return changed;
 }
 
 int kerf_pod_mig_profile(const struct kerf_cluster *c, const struct kerf_node *n,

@@ -199,10 +199,13 @@ struct kerf_cluster {
 	struct kerf_fit_index fit;  /* nodes that could hold a pod, by slot */
 };
 
+struct kerf_mig_layout;
+
 /*
- * What a node is, as the caller sees it (kerf_cluster_upsert_node).  The
- * MIG layout is not here: GPUs enter MIG mode empty and instances are
- * carved on demand (kerf_cluster_set_mig, kerf_cluster_set_mig_layout).
+ * What a node is, as the caller sees it (kerf_cluster_upsert_node).  GPUs
+ * in MIG mode carry the instances the node reports (mig_layout: one layout
+ * per GPU, in_use ignored: pods say what is in use); NULL keeps the
+ * layouts the core has (a new node's GPUs start empty, carved on demand).
  */
 struct kerf_node_spec {
 	const char *name;           /* 1 .. KERF_NODE_NAME_MAX bytes, unique */
@@ -214,6 +217,7 @@ struct kerf_node_spec {
 	uint32_t domain;            /* NVLink domain; 0 = none */
 	bool cordoned;
 	uint16_t mig_gpus;          /* GPUs in MIG mode */
+	const struct kerf_mig_layout *mig_layout; /* KERF_NODE_MAX_GPUS, or NULL */
 	uint64_t labels;            /* interned label terms (kerf_cluster_label) */
 	uint64_t taints;            /* interned taint terms (kerf_cluster_taint) */
 };
@@ -245,16 +249,19 @@ int kerf_node_spec_validate(const struct kerf_cluster *c,
 /*
  * Add the node, or bring the node of that name up to spec.  A node that
  * holds pods keeps them as long as its shape (CPU, memory, model, GPU
- * count) and the MIG mode of its busy GPUs do not change; otherwise
- * -KERF_EBUSY (the caller requeues what runs there first: see
- * kerf_state_node_upsert).  Labels, taints, domain, cordon and rank may
+ * count), the MIG mode of its busy GPUs and their instances in use do not
+ * change; otherwise -KERF_EBUSY (the caller requeues what runs there
+ * first: see kerf_state_node_upsert).  Labels, taints, domain, cordon and rank may
  * change at any time.  Nothing changes on error.  Returns the slot.
  */
 int kerf_cluster_upsert_node(struct kerf_cluster *c,
 			     const struct kerf_node_spec *spec,
 			     struct kerf_err *err);
 
-/* The spec of live node i (name borrowed from the cluster). */
+/*
+ * The spec of live node i (name and MIG layouts borrowed from the
+ * cluster, valid until the node changes).
+ */
 void kerf_cluster_node_spec(const struct kerf_cluster *c, size_t i,
 			    struct kerf_node_spec *spec);
 
@@ -303,6 +310,15 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
  */
 int kerf_pod_mig_profile(const struct kerf_cluster *c, const struct kerf_node *n,
 			 const struct kerf_pod *p);
+
+/*
+ * MIG layouts back to what was last told (core/decision.h): free instances
+ * carved or destroyed for placements that were rolled back are undone, so
+ * between cycles the core holds exactly the instances the nodes were told
+ * to have.  Instances in use are told ones and stay.  Returns the GPUs
+ * changed.
+ */
+int kerf_cluster_mig_reconcile(struct kerf_cluster *c);
 
 /* Put node i in NVLink domain d (0 = none). */
 void kerf_cluster_set_domain(struct kerf_cluster *c, size_t i, uint32_t d);

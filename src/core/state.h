@@ -71,6 +71,8 @@ struct kerf_state {
 	struct kerf_map by_key;        /* key -> workload */
 	uint32_t next_id;              /* ids start at 1 */
 	uint64_t next_seq;             /* submission order, persisted */
+	uint64_t resolved_mig_models;  /* cluster.mig_models pending work
+					  was resolved for */
 	/* fairness: usage averaged over time, per tenant */
 	struct kerf_res *usage_avg;    /* one per tenant slot */
 	size_t alloc_usage_avg;
@@ -117,7 +119,9 @@ int kerf_state_submit(struct kerf_state *st, const char *key,
  * A workload already running with the given bindings (pods[k].set names
  * its pod set; the counts per set must not exceed the sets', and at least
  * min_count pods are given): bound and charged to its tenant's quota as
- * admission would, running since start_ms.  Quota is charged even over a
+ * admission would, running since start_ms.  Its sets' req is the shape it
+ * was bound with, used as given (and asked, when not all zero, what it
+ * asked first: struct kerf_podset).  Quota is charged even over a
  * limit (the work runs already); bindings that do not fit the nodes, name
  * a node that is not there, or break the topology constraint are refused
  * with the pod and the reason, nothing changed.  Returns the id.
@@ -216,7 +220,8 @@ struct kerf_tenant_spec {
 	int64_t budget_limit_milli_ms; /* 0 = none */
 	int64_t budget_window_ms;
 	enum kerf_budget_action budget_action;
-	int32_t budget_model_weight_pct[KERF_MAX_MODELS]; /* 0 = 100 % */
+	int32_t budget_model_weight_pct[KERF_MAX_MODELS]; /* cost of a GPU-hour
+							     per model (100 %) */
 	struct kerf_idle_policy idle;
 };
 
@@ -274,6 +279,13 @@ int kerf_state_admit(struct kerf_state *st, struct kerf_workload *w,
  */
 void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
 			       int64_t now_ms, struct kerf_decisions *out);
+
+/*
+ * The GPUs in MIG mode changed since pending work was resolved: resolve it
+ * again from what it asked (struct kerf_podset), so what waits is sized
+ * for the cluster as it is, whenever it was submitted.
+ */
+void kerf_state_resolve_pending(struct kerf_state *st);
 
 /* Sort workloads by seq (the order decisions are told in). */
 void kerf_state_sort_by_seq(struct kerf_workload **v, size_t n);

@@ -206,6 +206,21 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 		free(held);
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
+	/*
+	 * It runs with the shape it was bound with: kept as given, not
+	 * resolved again; what it asked first is kept when the caller has it.
+	 */
+	for (int i = 0; i < copy->nr_sets; i++) {
+		struct kerf_pod *p = &copy->sets[i].req;
+		uint8_t iso = p->isolation;
+		uint32_t tenant = p->tenant;
+
+		*p = w->sets[i].req;
+		p->isolation = iso;
+		p->tenant = tenant;
+		if (memcmp(&w->sets[i].asked, &(struct kerf_pod){ 0 }, sizeof(struct kerf_pod)))
+			copy->sets[i].asked = w->sets[i].asked;
+	}
 	for (; bound < nr_pods; bound++) {
 		struct kerf_err why = { 0 };
 

@@ -32,6 +32,9 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 					       const struct kerf_workload *w,
 					       int64_t submit_ms);
 
+/* w's requests resolved from what it asked, for the cluster as it stands. */
+void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w);
+
 /* Room for one more workload in the array and the maps. */
 int kerf_state_reserve_one(struct kerf_state *st);
 

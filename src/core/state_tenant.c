@@ -36,9 +36,10 @@ static int check_tenant_spec(const struct kerf_state *st, int self,
 				    "tenant '%s': idle policy: threshold 0..100 %%, duration not negative",
 				    name);
 	for (int m = 0; m < KERF_MAX_MODELS; m++)
-		if (spec->budget_model_weight_pct[m] < 0)
+		if (spec->budget_model_weight_pct[m] < 0 ||
+		    spec->budget_model_weight_pct[m] > 100000)
 			return kerf_err_set(err, -KERF_EINVAL,
-					    "tenant '%s': budget weight of model %d is negative",
+					    "tenant '%s': budget weight of model %d must be 0..100000 %%",
 					    name, m);
 	(void)st;
 	(void)self;
@@ -55,10 +56,8 @@ static void apply_tenant_spec(struct kerf_tenant *x,
 	x->budget.limit_milli_ms = spec->budget_limit_milli_ms;
 	x->budget.window_ms = spec->budget_window_ms;
 	x->budget.action = spec->budget_action;
-	for (int m = 0; m < KERF_MAX_MODELS; m++)
-		x->budget.model_weight_pct[m] = spec->budget_model_weight_pct[m]
-							? spec->budget_model_weight_pct[m]
-							: 100;
+	memcpy(x->budget.model_weight_pct, spec->budget_model_weight_pct,
+	       sizeof(x->budget.model_weight_pct));
 	x->idle = spec->idle;
 }
 

@@ -153,15 +153,27 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->pending_text[0] = '\0';
 	copy->pending_told = 0;
 	copy->observed = false;
+	for (int i = 0; i < copy->nr_sets; i++)
+		copy->sets[i].asked = copy->sets[i].req;
+	(void)iso;
+	kerf_state_resolve(st, copy);
+	return copy;
+}
+
+void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w)
+{
+	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
+
 	/*
 	 * Who the pods are, for the GPUs they may share.  A shared tenant's
 	 * pods go without a tenant: whom they share with does not matter to
 	 * them, and identical pods of many tenants stay one shape for the
 	 * score cache.
 	 */
-	for (int i = 0; i < copy->nr_sets; i++) {
-		struct kerf_pod *p = &copy->sets[i].req;
+	for (int i = 0; i < w->nr_sets; i++) {
+		struct kerf_pod *p = &w->sets[i].req;
 
+		*p = w->sets[i].asked;
 		p->isolation = (uint8_t)iso;
 		p->tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
 		if (iso == KERF_ISOLATION_HARDWARE && kerf_pod_is_fraction(p))
@@ -174,7 +186,22 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 				p->gpu_milli = charge;
 		}
 	}
-	return copy;
+}
+
+void kerf_state_resolve_pending(struct kerf_state *st)
+{
+	if (st->resolved_mig_models == st->cluster.mig_models)
+		return;
+	st->resolved_mig_models = st->cluster.mig_models;
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		struct kerf_workload *w = st->wl[i];
+
+		if (w->state != KERF_WL_PENDING)
+			continue;
+		kerf_state_count_pending(st, w, -1);
+		kerf_state_resolve(st, w);
+		kerf_state_count_pending(st, w, +1);
+	}
 }
 
 /* Put w into the array and both maps (room reserved by reserve_one). */

@@ -56,8 +56,16 @@ enum kerf_pending {
 const char *kerf_pending_name(enum kerf_pending p);
 
 struct kerf_podset {
-	struct kerf_pod req;
+	struct kerf_pod req;       /* as placed and charged (see below) */
 	uint32_t count;
+	/*
+	 * As the caller asked (the state keeps it): req is resolved from it
+	 * for the cluster as it stands (a hardware tenant's fraction becomes
+	 * a MIG instance or a whole GPU, a MIG instance is charged its
+	 * slices' share), again for pending work when the GPUs in MIG mode
+	 * change.
+	 */
+	struct kerf_pod asked;
 };
 
 struct kerf_wl_pod {

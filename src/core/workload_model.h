@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "core/frag.h"
 
 struct kerf_workload_key;
@@ -45,6 +46,17 @@ int kerf_workload_model_init(struct kerf_workload_model *m, int coverage_pct,
 			     int64_t rebuild_max, int64_t adopt_permille,
 			     size_t max_keys);
 void kerf_workload_model_release(struct kerf_workload_model *m);
+
+/*
+ * What the model has learned, as words (malloc'd): its counts and the
+ * distribution in use, so a restarted controller goes on where it was
+ * (core/persist.h).  Load checks the words whole (counts, ranges, sums,
+ * no key twice, at most max_keys) and changes nothing when they are wrong.
+ */
+int kerf_workload_model_save(const struct kerf_workload_model *m,
+			     int64_t **words, size_t *nr);
+int kerf_workload_model_load(struct kerf_workload_model *m, const int64_t *words,
+			     size_t nr, struct kerf_err *err);
 
 /* Count one arrival; true when m->dist changed. */
 bool kerf_workload_model_observe(struct kerf_workload_model *m,

@@ -7,6 +7,9 @@
 
 #include "base/rng.h"
 #include "core/mig/place.h"
+#include "base/grow.h"
+#include "base/map.h"
+#include "sim/restart.h"
 #include "sim/timesim.h"
 
 /* the first two have MIG tables (core/mig/geometry.h), L4 none */
@@ -280,12 +283,16 @@ int kerf_check_scenario(uint64_t seed, struct kerf_scenario *sc,
 }
 
 struct edge {
-	uint32_t from, to;              /* preemptor, victim */
+	uint64_t from, to;              /* preemptor, victim (key hashes) */
 };
 
 struct checker {
 	struct kerf_res *claims;        /* before the event, per tenant */
 	struct kerf_res *np;
+	size_t nr_tenants;              /* entries in claims and np */
+	int64_t restart_at[3];          /* restart the controller then */
+	int nr_restarts;
+	int next_restart;
 	struct edge *edges;             /* preemptions seen */
 	size_t nr_edges, alloc_edges;
 	uint64_t seed;
@@ -297,7 +304,9 @@ struct checker {
 
 static const char *const kind_names[] = {
 	[KERF_EV_FINISH] = "finish", [KERF_EV_NODE] = "node",
-	[KERF_EV_QUOTA] = "quota edit", [KERF_EV_ARRIVAL] = "arrival",
+	[KERF_EV_QUOTA] = "quota edit", [KERF_EV_TENANT] = "tenant edit",
+	[KERF_EV_ACK] = "checkpoint ack", [KERF_EV_DEADLINE] = "deadline",
+	[KERF_EV_TIMER] = "timer", [KERF_EV_ARRIVAL] = "arrival",
 	[KERF_EV_CYCLE] = "cycle",
 };
 
@@ -323,6 +332,8 @@ static int check_preemptions(struct checker *c, const struct kerf_timesim *ts,
 
 	for (size_t i = 0; i < ts->st.nr_wl; i++) {
 		const struct kerf_workload *v = ts->st.wl[i];
+		const struct kerf_workload *by;
+		uint64_t vk, bk;
 		bool seen = false;
 
 		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
@@ -332,47 +343,78 @@ static int check_preemptions(struct checker *c, const struct kerf_timesim *ts,
 				 "non-preemptible workload '%s' asked to leave", v->key);
 			return violation(c, ts, ev, msg);
 		}
+		by = kerf_state_find((const struct kerf_state *)&ts->st, v->preempted_by);
+		if (!by)
+			continue;   /* reclaimed for idling */
+		vk = kerf_hash_str(v->key);
+		bk = kerf_hash_str(by->key);
 		for (size_t k = 0; k < c->nr_edges; k++) {
-			if (c->edges[k].from == v->id && c->edges[k].to == v->preempted_by) {
+			if (c->edges[k].from == vk && c->edges[k].to == bk) {
 				snprintf(msg, sizeof(msg),
-					 "preemption cycle: '%s' and workload %u preempt each other",
-					 v->key, v->preempted_by);
+					 "preemption cycle: '%s' and '%s' preempt each other",
+					 v->key, by->key);
 				return violation(c, ts, ev, msg);
 			}
-			seen |= c->edges[k].from == v->preempted_by && c->edges[k].to == v->id;
+			seen |= c->edges[k].from == bk && c->edges[k].to == vk;
 		}
 		if (seen)
 			continue;
-		if (c->nr_edges == c->alloc_edges) {
-			size_t want = c->alloc_edges ? c->alloc_edges * 2 : 64;
-			struct edge *grown = realloc(c->edges, want * sizeof(*grown));
-
-			if (!grown)
-				return violation(c, ts, ev, "out of memory");
-			c->edges = grown;
-			c->alloc_edges = want;
-		}
-		c->edges[c->nr_edges++] = (struct edge){ v->preempted_by, v->id };
+		if (KERF_GROW(c->edges, c->alloc_edges, c->nr_edges + 1) < 0)
+			return violation(c, ts, ev, "out of memory");
+		c->edges[c->nr_edges++] = (struct edge){ bk, vk };
 	}
 	return 0;
 }
 
-static void snapshot(struct checker *c, const struct kerf_tenants *tt)
+static int snapshot(struct checker *c, const struct kerf_tenants *tt)
 {
+	size_t a = c->nr_tenants, b = c->nr_tenants;
+
+	if (KERF_GROW_ZERO(c->claims, a, tt->nr) < 0 ||
+	    KERF_GROW_ZERO(c->np, b, tt->nr) < 0)
+		return -KERF_ENOMEM;
+	if (tt->nr > c->nr_tenants)
+		c->nr_tenants = a < b ? a : b;
 	for (size_t t = 0; t < tt->nr; t++) {
 		c->claims[t] = tt->t[t].claim;
 		c->np[t] = tt->t[t].usage_np;
 	}
+	return 0;
+}
+
+/* Room for late tenants: their snapshot starts at zero. */
+static int snapshot_grow(struct checker *c, const struct kerf_tenants *tt)
+{
+	size_t a = c->nr_tenants, b = c->nr_tenants;
+
+	if (tt->nr <= c->nr_tenants)
+		return 0;
+	if (KERF_GROW_ZERO(c->claims, a, tt->nr) < 0 ||
+	    KERF_GROW_ZERO(c->np, b, tt->nr) < 0)
+		return -KERF_ENOMEM;
+	c->nr_tenants = a < b ? a : b;
+	return 0;
 }
 
 static int after_event(void *ctx, struct kerf_timesim *ts,
 		       const struct kerf_event *ev)
 {
 	struct checker *c = ctx;
-	const struct kerf_tenants *tt = &ts->st.tenants;
+	const struct kerf_tenants *tt;
 	struct kerf_err err = { 0 };
 	char msg[400];
 
+	/* the controller restarts here: state rebuilt, history imported */
+	if (c->next_restart < c->nr_restarts && ts->now_ms >= c->restart_at[c->next_restart]) {
+		c->next_restart++;
+		if (kerf_timesim_restart(ts, &err) < 0) {
+			snprintf(msg, sizeof(msg), "restart: %.370s", err.msg);
+			return violation(c, ts, ev, msg);
+		}
+	}
+	tt = &ts->st.tenants;
+	if (snapshot_grow(c, tt) < 0)
+		return violation(c, ts, ev, "out of memory");
 	if (kerf_state_check(&ts->st, &err) < 0) {
 		snprintf(msg, sizeof(msg), "%.380s", err.msg);
 		return violation(c, ts, ev, msg);
@@ -395,9 +437,15 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 			c->mig_gpus_shared += in_use >= 2;
 		}
 	}
-	/* A quota edit may itself move claims over a limit (RS-21): allowed;
-	 * what must never happen is an admission that grows one there. */
-	for (size_t t = 1; t < tt->nr && ev->kind != KERF_EV_QUOTA; t++) {
+	/*
+	 * A quota edit may itself move claims over a limit (RS-21): allowed;
+	 * what must never happen is an admission that grows one there.  (A
+	 * tenant added claims its protected nominal on its ancestors: a
+	 * configuration change too.  A node event may shrink the root,
+	 * which has no limit.)
+	 */
+	for (size_t t = 1; t < tt->nr && ev->kind != KERF_EV_QUOTA &&
+			   ev->kind != KERF_EV_TENANT; t++) {
 		for (int i = 0; i < tt->nr_res; i++) {
 			int64_t claim = tt->t[t].claim.v[i];
 			int64_t np = tt->t[t].usage_np.v[i];
@@ -439,15 +487,30 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 				}
 		}
 	}
-	snapshot(c, tt);
+	if (snapshot(c, tt) < 0)
+		return violation(c, ts, ev, "out of memory");
 	return 0;
 }
 
-/* Node failures and quota edits at random times. */
+/* A leaf tenant that has generators: it is held back and comes late. */
+static int pick_late_tenant(struct kerf_rng *r, const struct kerf_timesim *ts)
+{
+	const struct kerf_scenario *sc = ts->sc;
+
+	if (sc->nr_generators == 0 || kerf_rng_below(r, 2))
+		return -1;
+	return kerf_tenants_find(&ts->st.tenants,
+				 sc->generators[kerf_rng_below(r, sc->nr_generators)].tenant);
+}
+
+/*
+ * Node failures, removals (some added back later), quota edits, a late
+ * tenant, at random times.
+ */
 static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 {
-	size_t nodes = ts->st.cluster.nr_nodes, tenants = ts->st.tenants.nr;
-	int faults = (int)between(r, 0, 4), rc = 0;
+	size_t nodes = ts->nr_node_specs, tenants = ts->st.tenants.nr;
+	int faults = (int)between(r, 0, 4), rc = 0, late;
 
 	for (int f = 0; f < faults && rc == 0 && nodes > 0; f++) {
 		uint32_t n = (uint32_t)kerf_rng_below(r, nodes);
@@ -462,8 +525,8 @@ static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 		int t = (int)between(r, 1, (int64_t)tenants - 1);
 		struct kerf_quota q = ts->st.tenants.t[t].quota;
 
-		/* shrink (or grow) one GPU nominal; keep the tree consistent
-		 * only loosely: edits may leave usage over the new limit */
+		/* shrink (or grow) one GPU nominal; edits that do not nest are
+		 * refused, others may leave usage over the new limit */
 		for (int i = KERF_RES_GPU0; i < ts->st.tenants.nr_res; i++)
 			if (q.nominal.v[i] > 0)
 				q.nominal.v[i] = q.nominal.v[i] * between(r, 0, 150) / 100 /
@@ -472,6 +535,27 @@ static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 			for (int i = KERF_RES_GPU0; i < ts->st.tenants.nr_res; i++)
 				q.borrow_limit.v[i] = between(r, 0, 4) * 1000;
 		rc = kerf_timesim_quota_event(ts, between(r, 0, ts->horizon_ms), t, &q);
+	}
+	/* a node removed, and maybe added back as it was */
+	for (int f = (int)between(r, 0, 2); f > 0 && rc == 0 && nodes > 1; f--) {
+		uint32_t n = (uint32_t)kerf_rng_below(r, nodes);
+		int64_t gone = between(r, 0, ts->horizon_ms);
+
+		rc = kerf_timesim_node_event(ts, gone, n, KERF_TS_NODE_REMOVE);
+		if (rc == 0 && kerf_rng_below(r, 2))
+			rc = kerf_timesim_node_event(ts, gone + between(r, 1, 7200) * 1000,
+						     n, KERF_TS_NODE_UP);
+	}
+	/* a tenant that is not there at first and comes later */
+	late = pick_late_tenant(r, ts);
+	if (rc == 0 && late > 0) {
+		struct kerf_tenant_spec spec;
+
+		kerf_state_tenant_spec(&ts->st, late, &spec);
+		rc = kerf_timesim_tenant_event(ts, 0, &spec, true);
+		if (rc == 0)
+			rc = kerf_timesim_tenant_event(ts, between(r, 1, ts->horizon_ms / 1000) * 1000,
+						       &spec, false);
 	}
 	return rc;
 }
@@ -498,52 +582,126 @@ int kerf_check_prepare(uint64_t seed, struct kerf_scenario *sc,
 	return 0;
 }
 
-static int run_one(uint64_t seed, struct kerf_check_result *res,
-		   struct kerf_err *err)
+/*
+ * One simulation of seed, checked after every event, with the controller
+ * restarted at the times of c (none: uninterrupted).  Its decision stream
+ * is hashed into *hash.
+ */
+static int simulate(uint64_t seed, struct checker *c, struct kerf_check_result *res,
+		    uint64_t *hash, uint64_t *nr_decisions, int64_t *horizon_ms,
+		    struct kerf_err *err)
 {
 	struct kerf_scenario sc;
 	struct kerf_timesim ts;
-	struct checker c = { .seed = seed };
 	int rc = kerf_check_prepare(seed, &sc, &ts, err);
 
 	if (rc < 0)
 		return rc;
-	c.claims = calloc(ts.st.tenants.nr, sizeof(*c.claims));
-	c.np = calloc(ts.st.tenants.nr, sizeof(*c.np));
-	if (!c.claims || !c.np) {
+	if (snapshot(c, &ts.st.tenants) < 0) {
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out;
 	}
-	snapshot(&c, &ts.st.tenants);
 	ts.hook = after_event;
-	ts.hook_ctx = &c;
+	ts.hook_ctx = c;
+	/* KERF_CHECK_TRACE=PREFIX: each run's decisions to PREFIX.0 and .N */
+	if (getenv("KERF_CHECK_TRACE")) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s.%d", getenv("KERF_CHECK_TRACE"),
+			 c->nr_restarts);
+		ts.decision_log = fopen(path, "w");
+	}
 	rc = kerf_timesim_run(&ts, err);
+	if (ts.decision_log)
+		fclose(ts.decision_log);
 	if (rc > 0)
 		rc = 0;   /* stopped by a violation */
-	res->runs++;
+	*hash = ts.decision_hash;
+	*nr_decisions = ts.nr_decisions;
+	*horizon_ms = ts.horizon_ms;
 	res->events += ts.nr_events;
-	res->shared_gpu_checks += c.shared;
-	res->tenant_gpu_checks += c.in_tenant;
-	res->mig_instance_checks += c.mig_in_use;
-	res->mig_shared_gpu_checks += c.mig_gpus_shared;
-	for (size_t t = 1; t < ts.st.tenants.nr; t++) {
-		res->preemptions += ts.tenant[t].preempted;
-		res->evictions += ts.tenant[t].evicted;
-		res->admissions += ts.tenant[t].admitted;
-	}
-	if (c.violations) {
-		if (res->violations == 0) {
-			res->first_bad_seed = seed;
-			memcpy(res->first_violation, c.first, sizeof(c.first));
+	res->shared_gpu_checks += c->shared;
+	res->tenant_gpu_checks += c->in_tenant;
+	res->mig_instance_checks += c->mig_in_use;
+	res->mig_shared_gpu_checks += c->mig_gpus_shared;
+	res->restarts += ts.nr_restarts;
+	res->adoptions += ts.nr_adopted;
+	res->node_removals += ts.nr_node_removals;
+	res->late_tenants += ts.nr_tenants_added;
+	res->decisions += ts.nr_decisions;
+	if (c->nr_restarts == 0)
+		for (size_t t = 1; t < ts.nr_tenant_stats; t++) {
+			res->preemptions += ts.tenant[t].preempted;
+			res->evictions += ts.tenant[t].evicted;
+			res->admissions += ts.tenant[t].admitted;
 		}
-		res->violations += c.violations;
-	}
 out:
-	free(c.claims);
-	free(c.np);
-	free(c.edges);
 	kerf_timesim_release(&ts);
 	kerf_scenario_release(&sc);
+	return rc;
+}
+
+static void record(struct kerf_check_result *res, const struct checker *c,
+		   uint64_t seed)
+{
+	if (!c->violations)
+		return;
+	if (res->violations == 0) {
+		res->first_bad_seed = seed;
+		memcpy(res->first_violation, c->first, sizeof(c->first));
+	}
+	res->violations += c->violations;
+}
+
+static void checker_release(struct checker *c)
+{
+	free(c->claims);
+	free(c->np);
+	free(c->edges);
+}
+
+/*
+ * A seed run twice: uninterrupted, then with its controller restarted at
+ * up to three random times; both checked after every event, and the
+ * second must decide exactly what the first did.
+ */
+static int run_one(uint64_t seed, struct kerf_check_result *res,
+		   struct kerf_err *err)
+{
+	struct checker a = { .seed = seed }, b = { .seed = seed };
+	uint64_t ha = 0, hb = 0, na = 0, nb = 0;
+	int64_t horizon_ms = 0;
+	struct kerf_rng r;
+	int rc;
+
+	kerf_rng_seed(&r, seed ^ 0x7e57a27u);
+	b.nr_restarts = (int)between(&r, 1, 3);
+	rc = simulate(seed, &a, res, &ha, &na, &horizon_ms, err);
+	for (int i = 0; i < b.nr_restarts; i++)
+		b.restart_at[i] = between(&r, 0, horizon_ms);
+	/* in time order */
+	for (int i = 1; i < b.nr_restarts; i++)
+		for (int j = i; j > 0 && b.restart_at[j] < b.restart_at[j - 1]; j--) {
+			int64_t t = b.restart_at[j];
+
+			b.restart_at[j] = b.restart_at[j - 1];
+			b.restart_at[j - 1] = t;
+		}
+	if (rc == 0)
+		rc = simulate(seed, &b, res, &hb, &nb, &horizon_ms, err);
+	res->runs++;
+	record(res, &a, seed);
+	record(res, &b, seed);
+	if (rc == 0 && !a.violations && !b.violations && (ha != hb || na != nb)) {
+		if (res->mismatches++ == 0) {
+			res->first_mismatch_seed = seed;
+			snprintf(res->first_mismatch, sizeof(res->first_mismatch),
+				 "seed %" PRIu64 ": %" PRIu64 " decisions uninterrupted, %" PRIu64 " with %d restarts, streams differ",
+				 seed, na, nb, b.nr_restarts);
+		}
+	}
+	checker_release(&a);
+	checker_release(&b);
 	return rc;
 }
 

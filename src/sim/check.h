@@ -13,6 +13,12 @@
  *     and it has not grown since;
  *   - nothing newly placed on a cordoned (down) node.
  *
+ * Nodes fail, come back, are removed and added again; quotas are edited; a
+ * tenant comes late.  Every seed runs twice: the second time its
+ * controller restarts at up to three random times (sim/restart.h: export
+ * through JSON, rebuild from nodes and adopted workloads, import), and it
+ * must make exactly the same decisions as the uninterrupted run.
+ *
  * A run is fully determined by its seed; a failing seed replays alone.
  */
 #ifndef KERF_SIM_CHECK_H
@@ -40,6 +46,15 @@ struct kerf_check_result {
 	uint64_t mig_shared_gpu_checks;
 	uint64_t first_bad_seed;        /* valid when violations > 0 */
 	char first_violation[512];
+	/* restarts: each seed runs again with its controller restarted */
+	uint64_t restarts;
+	uint64_t adoptions;             /* running workloads adopted by them */
+	uint64_t node_removals;
+	uint64_t late_tenants;
+	uint64_t decisions;             /* records compared, both runs */
+	uint64_t mismatches;            /* seeds whose restarted run differed */
+	uint64_t first_mismatch_seed;
+	char first_mismatch[256];
 };
 
 /* Generate the random scenario of a seed (the caller releases it). */

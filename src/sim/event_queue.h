@@ -14,6 +14,7 @@ enum kerf_ev_kind {
 	KERF_EV_FINISH = 0,     /* a running workload completes */
 	KERF_EV_NODE,           /* a node goes down or comes back */
 	KERF_EV_QUOTA,          /* a tenant's quota is edited */
+	KERF_EV_TENANT,         /* a tenant is added or removed */
 	KERF_EV_ACK,            /* a victim acknowledges its checkpoint */
 	KERF_EV_DEADLINE,       /* a victim's checkpoint deadline */
 	KERF_EV_TIMER,          /* something time-based is due: run a cycle */

@@ -1,5 +1,6 @@
 #include "sim/timesim.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,7 @@ static int save_node_specs(struct kerf_timesim *ts)
 		char *name;
 
 		kerf_cluster_node_spec(c, c->order[p], s);
+		s->mig_layout = NULL;   /* borrowed from the node: not kept */
 		len = strlen(s->name);
 		name = malloc(len + 1);
 		if (!name)
@@ -240,6 +242,9 @@ void kerf_timesim_release(struct kerf_timesim *ts)
 	free(ts->wl);
 	free(ts->victims);
 	free(ts->edits);
+	for (size_t i = 0; i < ts->nr_tenant_edits; i++)
+		free((char *)ts->tenant_edits[i].spec.name);
+	free(ts->tenant_edits);
 	kerf_map_release(&ts->by_id);
 	kerf_decisions_release(&ts->dec);
 	kerf_evq_release(&ts->q);
@@ -268,6 +273,28 @@ int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
 		.at_ms = at_ms, .tenant = tenant, .quota = *quota,
 	};
 	return push(ts, at_ms, KERF_EV_QUOTA, (uint32_t)ts->nr_edits++, 0, 0);
+}
+
+int kerf_timesim_tenant_event(struct kerf_timesim *ts, int64_t at_ms,
+			      const struct kerf_tenant_spec *spec, bool remove)
+{
+	struct kerf_ts_tenant_edit *e;
+	size_t len = strlen(spec->name);
+	char *name;
+	int rc = KERF_GROW(ts->tenant_edits, ts->alloc_tenant_edits,
+			   ts->nr_tenant_edits + 1);
+
+	if (rc < 0)
+		return rc;
+	name = malloc(len + 1);
+	if (!name)
+		return -KERF_ENOMEM;
+	memcpy(name, spec->name, len + 1);
+	e = &ts->tenant_edits[ts->nr_tenant_edits];
+	e->spec = *spec;
+	e->spec.name = name;
+	e->remove = remove;
+	return push(ts, at_ms, KERF_EV_TENANT, (uint32_t)ts->nr_tenant_edits++, 0, 0);
 }
 
 /* --- the simulator's workloads --------------------------------------- */
@@ -446,10 +473,16 @@ static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 	struct kerf_ts_workload *x;
 	uint32_t i = ts->gen_next[g]++;
 	char key[KERF_WORKLOAD_KEY_MAX + 1];
-	int h;
+	int h = 0;
 
 	snprintf(key, sizeof(key), "%.200s-%u", gen->name, i);
 	w.sets[0] = gen->set;
+	/* the tenant may have come late, or gone: found by name */
+	w.tenant = ts->gen_tenant[g] = kerf_tenants_find(&ts->st.tenants, gen->tenant);
+	if (w.tenant < 0) {
+		ts->nr_arrivals_dropped++;
+		goto next;
+	}
 	h = submit(ts, key, &w, err);
 	if (h < 0)
 		return h;
@@ -459,6 +492,7 @@ static int arrival(struct kerf_timesim *ts, uint32_t g, struct kerf_err *err)
 		x->duration_ms = 1;
 	x->generator = g;
 	x->checkpoint_every_ms = gen->checkpoint_every_ms;
+next:
 	if (ts->gen_next[g] < gen->count) {
 		int64_t gap = draw(&ts->gen_rng[g], gen->interarrival_ms, gen->arrival);
 
@@ -615,6 +649,16 @@ static void hash_decision(struct kerf_timesim *ts, const struct kerf_decision *d
 	}
 	ts->decision_hash = x;
 	ts->nr_decisions++;
+	if (ts->decision_log)
+		fprintf(ts->decision_log, "%" PRId64 " %s %s pod=%u node=%s gpus=%x start=%u value=%d at=%" PRId64 " req=%d reason=%u other=%u\n",
+			ts->now_ms, kerf_decision_kind_name((enum kerf_decision_kind)d->kind),
+			h ? ts->wl[h].key : w ? w->key : "-", d->pod,
+			d->kind == KERF_DECIDE_BIND || d->kind == KERF_DECIDE_MIG
+				? ts->st.cluster.nodes[d->b.node].name : "-",
+			d->b.gpus, d->b.mig_start, d->value, d->at_ms, d->requeued,
+			d->reason, d->other);
+	if (ts->decision_log && d->kind == KERF_DECIDE_PENDING && w)
+		fprintf(ts->decision_log, "  reason: %s\n", w->pending_text);
 }
 
 /* Carry out what the core decided (ts->dec), then forget the list. */
@@ -800,9 +844,11 @@ static int node_event(struct kerf_timesim *ts, uint32_t node,
 						  &ts->dec, err);
 		break;
 	case KERF_TS_NODE_REMOVE:
-		if (slot >= 0)
+		if (slot >= 0) {
 			rc = kerf_state_node_remove(&ts->st, (uint32_t)slot, ts->now_ms,
 						    &ts->dec, err);
+			ts->nr_node_removals += rc == 0;
+		}
 		break;
 	case KERF_TS_NODE_UP:
 		if (slot >= 0) {
@@ -810,6 +856,7 @@ static int node_event(struct kerf_timesim *ts, uint32_t node,
 
 			kerf_cluster_node_spec(&ts->st.cluster, (size_t)slot, &now);
 			now.cordoned = false;
+			now.mig_layout = NULL;   /* as the core has them */
 			rc = kerf_state_node_upsert(&ts->st, &now, ts->now_ms, &ts->dec, err);
 		} else {
 			rc = kerf_state_node_upsert(&ts->st, spec, ts->now_ms, &ts->dec, err);
@@ -836,6 +883,25 @@ static int quota_edit(struct kerf_timesim *ts, const struct kerf_ts_quota_edit *
 	if (kerf_state_tenant_update(&ts->st, e->tenant, &spec, &why) < 0)
 		ts->nr_edits_refused++;
 	return 0;
+}
+
+static int tenant_edit(struct kerf_timesim *ts, const struct kerf_ts_tenant_edit *e,
+		       struct kerf_err *err)
+{
+	int t = kerf_tenants_find(&ts->st.tenants, e->spec.name);
+	struct kerf_err why = { 0 };
+
+	(void)err;
+	if (e->remove) {
+		if (t > 0 && kerf_state_tenant_remove(&ts->st, t, &why) < 0)
+			ts->nr_edits_refused++;
+		return 0;
+	}
+	if (t >= 0 || kerf_state_tenant_add(&ts->st, &e->spec, &why) < 0)
+		ts->nr_edits_refused++;
+	else
+		ts->nr_tenants_added++;
+	return ensure_tenant_stats(ts) < 0 ? -KERF_ENOMEM : 0;
 }
 
 static int finish(struct kerf_timesim *ts, const struct kerf_event *e,
@@ -877,6 +943,35 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 		return 0;   /* only wakes the next cycle */
 	case KERF_EV_QUOTA:
 		return quota_edit(ts, &ts->edits[e->a], err);
+	case KERF_EV_TENANT:
+		return tenant_edit(ts, &ts->tenant_edits[e->a], err);
+	}
+	return 0;
+}
+
+int kerf_timesim_rebind(struct kerf_timesim *ts, struct kerf_err *err)
+{
+	int rc = build_policy(ts, err);
+
+	if (rc < 0)
+		return rc;
+	kerf_map_release(&ts->by_id);
+	kerf_map_init(&ts->by_id, false);
+	if (kerf_map_reserve(&ts->by_id, ts->live_wl) < 0)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	for (size_t h = 1; h < ts->nr_wl; h++) {
+		struct kerf_ts_workload *x = &ts->wl[h];
+		const struct kerf_workload *w;
+
+		if (!x->id)
+			continue;
+		w = kerf_state_find_key((const struct kerf_state *)&ts->st, x->key);
+		if (!w)
+			return kerf_err_set(err, -KERF_ENOTFOUND,
+					    "restart: workload '%s' not found again", x->key);
+		x->id = w->id;
+		if (kerf_map_put_u64(&ts->by_id, w->id, (void *)(uintptr_t)h) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
 	return 0;
 }

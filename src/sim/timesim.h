@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 #include "base/rng.h"
@@ -77,6 +78,12 @@ struct kerf_ts_quota_edit {
 	struct kerf_quota quota;
 };
 
+/* A tenant added (its spec, name owned) or removed (by name) mid-run. */
+struct kerf_ts_tenant_edit {
+	struct kerf_tenant_spec spec;
+	bool remove;
+};
+
 struct kerf_timesim;
 
 /* Called after every event (the checker's hook); non-zero stops the run. */
@@ -113,9 +120,13 @@ struct kerf_timesim {
 	uint64_t nr_binds;           /* BIND records */
 	uint64_t nr_pending_told;    /* PENDING records */
 	uint64_t nr_forgotten;       /* finished workloads dropped */
+	uint64_t nr_restarts;        /* controller restarts (sim/restart.h) */
+	uint64_t nr_adopted;         /* running workloads adopted by them */
+	size_t restart_bytes;        /* JSON of the last export */
 	/* the decision stream, hashed as the world sees it (keys, node names) */
 	uint64_t decision_hash;
 	uint64_t nr_decisions;
+	FILE *decision_log;          /* each decision as a line, or NULL */
 	struct kerf_ts_tenant_stats *tenant;  /* by tenant index */
 	size_t nr_tenant_stats;
 	struct kerf_ts_tenant_stats *cls;     /* by class index */
@@ -125,6 +136,12 @@ struct kerf_timesim {
 	size_t nr_edits;
 	size_t alloc_edits;
 	uint64_t nr_edits_refused;   /* quota edits the core refused */
+	struct kerf_ts_tenant_edit *tenant_edits;
+	size_t nr_tenant_edits;
+	size_t alloc_tenant_edits;
+	uint64_t nr_tenants_added;   /* late tenants that came */
+	uint64_t nr_arrivals_dropped;/* arrivals for a tenant not there (yet) */
+	uint64_t nr_node_removals;
 	/* the nodes as the run started, for node events (names owned) */
 	struct kerf_node_spec *node_specs;
 	size_t nr_node_specs;
@@ -166,6 +183,20 @@ int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
 /* Schedule a quota edit. */
 int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
 			     int tenant, const struct kerf_quota *quota);
+
+/*
+ * After the state was replaced (sim/restart.h): a new policy and scheduler
+ * for it, and the simulator's records found again by key.
+ */
+int kerf_timesim_rebind(struct kerf_timesim *ts, struct kerf_err *err);
+
+/*
+ * Schedule a tenant added (spec; its parent by index as the tree stands
+ * then) or removed (spec->name) at at_ms.  A generator of a tenant not
+ * there when a workload would arrive drops that workload.
+ */
+int kerf_timesim_tenant_event(struct kerf_timesim *ts, int64_t at_ms,
+			      const struct kerf_tenant_spec *spec, bool remove);
 
 /* Run to the horizon. */
 int kerf_timesim_run(struct kerf_timesim *ts, struct kerf_err *err);

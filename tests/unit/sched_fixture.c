@@ -192,3 +192,11 @@ size_t fx_count(const struct fx *f, enum kerf_decision_kind kind, uint32_t id)
 		n += f->dec.d[i].kind == kind && (!id || f->dec.d[i].workload == id);
 	return n;
 }
+
+void fx_two_teams(struct fx *f)
+{
+	fx_begin(f, 2, 2, NULL, NULL);
+	f->prod = fx_add_class(f, "production", 1000, false, 0);
+	f->batch = fx_add_class(f, "batch", 100, true, 1000);
+	fx_start(f);
+}

@@ -58,6 +58,13 @@ void fx_begin(struct fx *f, int nr_nodes, int nr_teams,
 	      const struct kerf_quota *org_quota,
 	      const struct kerf_quota *team_quotas);
 
+/*
+ * The common setup: two nodes, cluster -> org -> team-a, team-b without
+ * quotas, classes production (1000, not preemptible) and batch (100, 1 s
+ * of checkpoint grace); started.
+ */
+void fx_two_teams(struct fx *f);
+
 /* Add a class (no minimum runtime); returns its index. */
 int fx_add_class(struct fx *f, const char *name, int32_t value,
 		 bool preemptible, int64_t checkpoint_grace_ms);

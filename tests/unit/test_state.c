@@ -23,14 +23,8 @@
 
 #define GPU KERF_RES_GPU0
 
-/* Two nodes of 8 GPUs; cluster -> org -> team-a, team-b; no quotas. */
-static void setup(struct fx *f)
-{
-	fx_begin(f, 2, 2, NULL, NULL);
-	f->prod = fx_add_class(f, "production", 1000, false, 0);
-	f->batch = fx_add_class(f, "batch", 100, true, 1000);
-	fx_start(f);
-}
+/* Two nodes of 8 GPUs; cluster -> org -> team-a, team-b. */
+#define setup fx_two_teams
 
 static void expect_corrupt(const struct fx *f, const char *msg)
 {

@@ -239,11 +239,43 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 	return best < 0 ? 0 : best;
 }
 
+static int kerf_save(const void *priv, int64_t **words, size_t *nr)
+{
+	const struct kerf_priv *k = priv;
+
+	*words = NULL;
+	*nr = 0;
+	/* learning online only: a given distribution is the caller's */
+	return k->o.online ? kerf_workload_model_save(&k->model, words, nr) : 0;
+}
+
+static int kerf_load(void *priv, const int64_t *words, size_t nr,
+		     struct kerf_err *err)
+{
+	struct kerf_priv *k = priv;
+	int rc;
+
+	if (!k->o.online)
+		return nr ? kerf_err_set(err, -KERF_EINVAL,
+					 "policy.state: kerf does not learn here (online=0)")
+			  : 0;
+	rc = kerf_workload_model_load(&k->model, words, nr, err);
+	if (rc == 0) {
+		/* measures were taken against another distribution */
+		free(k->nodes);
+		k->nodes = NULL;
+		k->nr_nodes = 0;
+	}
+	return rc;
+}
+
 const struct kerf_plugin kerf_plugin_kerf = {
 	.name = "kerf",
 	.flags = KERF_PLUGIN_PURE,
 	.create = kerf_create,
 	.destroy = kerf_destroy,
 	.observe = kerf_observe,
+	.save = kerf_save,
+	.load = kerf_load,
 	.score = kerf_score,
 };
