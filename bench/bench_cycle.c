@@ -49,7 +49,12 @@
  *        steady  10 s later, nothing submitted, finished or expired (the
  *                victims' grace has not run out);
  *        freed   10 s later still, after --finish running workloads
- *                (default 25, chosen at random, victims excluded) finished.
+ *                (default 25, chosen at random, victims excluded) finished;
+ *        churn   then, every 10 s, 1 % of the nodes (at random) are
+ *                removed, their work requeued, and as many new nodes of
+ *                the same shape added under new names (kerf_state_node_
+ *                remove / _upsert); the fourth such cycle is timed: a
+ *                steady cycle while the cluster changes under it.
  * A row shows the median and the largest wall time of the repetitions, the
  * median CPU time of the process over the cycle (wall > cpu: the machine is
  * busy with something else), the cycle's own statistics (struct
@@ -111,6 +116,7 @@ enum cycle_kind {
 	CYCLE_FIRST = 0,
 	CYCLE_STEADY,
 	CYCLE_FREED,
+	CYCLE_CHURN,
 	NR_CYCLE_KINDS,
 };
 
@@ -118,6 +124,7 @@ static const char *const cycle_names[NR_CYCLE_KINDS] = {
 	[CYCLE_FIRST] = "first",
 	[CYCLE_STEADY] = "steady",
 	[CYCLE_FREED] = "freed",
+	[CYCLE_CHURN] = "churn",
 };
 
 static const struct {
@@ -717,13 +724,45 @@ static int timed_cycle(struct scenario *sc, int64_t now_ms, struct sample *out,
 	return rc;
 }
 
-/* One repetition: build, then the three timed cycles into s[kind]. */
+/*
+ * 1 % of the nodes churn: each is removed (its work requeued) and a new
+ * node of the same shape, under a new name, is added in its place.
+ */
+static int churn(struct scenario *sc, int64_t now_ms, uint64_t *seq,
+		 struct kerf_err *err)
+{
+	struct kerf_cluster *c = &sc->st.cluster;
+	size_t n = c->nr_nodes / 100 ? c->nr_nodes / 100 : 1;
+
+	for (size_t k = 0; k < n; k++) {
+		uint32_t slot = c->order[kerf_rng_below(&sc->rng, c->nr_nodes)];
+		struct kerf_node_spec spec;
+		char name[32];
+		int rc;
+
+		kerf_cluster_node_spec(c, slot, &spec);
+		spec.mig_layout = NULL;
+		snprintf(name, sizeof(name), "churn%08" PRIu64, ++*seq);
+		spec.name = name;
+		spec.rank = c->next_rank + *seq;
+		kerf_decisions_clear(&sc->dec);
+		rc = kerf_state_node_remove(&sc->st, slot, now_ms, &sc->dec, err);
+		if (rc == 0)
+			rc = kerf_state_node_upsert(&sc->st, &spec, now_ms, &sc->dec, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One repetition: build, then the timed cycles into s[kind]. */
 static int run_once(const struct bench_opts *o, size_t nr_nodes,
 		    size_t nr_pending, struct sample *s, struct scenario **keep,
 		    struct kerf_err *err)
 {
 	struct scenario *sc = NULL;
 	int64_t now = PENDING_AT_MS + 1000;
+	uint64_t churned = 0;
 	int rc = scenario_new(o, nr_nodes, nr_pending, &sc, err);
 
 	if (rc < 0)
@@ -740,6 +779,16 @@ static int run_once(const struct bench_opts *o, size_t nr_nodes,
 	if (rc < 0)
 		goto out;
 	rc = timed_cycle(sc, now, &s[CYCLE_FREED], err);
+	if (rc < 0)
+		goto out;
+	/* a steady state with churn: three rounds, the fourth is timed */
+	for (int round = 0; round < 4 && rc == 0; round++) {
+		now += 10000;
+		rc = churn(sc, now, &churned, err);
+		if (rc == 0)
+			rc = round < 3 ? run_cycle(sc, now, &s[CYCLE_CHURN].stats, err)
+				       : timed_cycle(sc, now, &s[CYCLE_CHURN], err);
+	}
 	if (rc < 0)
 		goto out;
 	rc = kerf_state_check(&sc->st, err);

@@ -29,7 +29,11 @@ struct cycle_ctx {
 	struct kerf_wl_pod *scratch;/* pods being placed */
 	uint8_t *allowed;           /* per node, for topology constraints */
 	uint64_t failed[2 * FAILED_SHAPES]; /* open addressing; 0 = empty */
-	char (*failed_text)[KERF_REASON_MAX]; /* the sentence of each */
+	struct failed_reason {
+		uint64_t hash;      /* of (InsufficientCapacity, text) */
+		size_t len;
+		char text[KERF_REASON_MAX];
+	} *failed_text;             /* the sentence of each */
 	size_t nr_failed;
 	int plans_left;
 	/* head-of-line reservation (see reserve_for) */
@@ -548,6 +552,15 @@ static void set_pending(struct kerf_workload *w, enum kerf_pending code,
 	va_start(ap, fmt);
 	vsnprintf(w->pending_text, sizeof(w->pending_text), fmt, ap);
 	va_end(ap);
+	w->pending_hash = kerf_pending_hash(w->pending, w->pending_text);
+}
+
+/* The reason of a twin (same shape, failed the same way), cheaply. */
+static void set_twin_reason(struct kerf_workload *w, const struct failed_reason *r)
+{
+	w->pending = KERF_PENDING_CAPACITY;
+	memcpy(w->pending_text, r->text, r->len + 1);
+	w->pending_hash = r->hash;
 }
 
 static void quota_sentence(const struct kerf_state *st,
@@ -598,13 +611,14 @@ static uint64_t gang_hash(const struct kerf_workload *w, uint64_t flavors)
 }
 
 /* The sentence of a gang shape that failed before in this cycle, or NULL. */
-static const char *failed_before(const struct cycle_ctx *x, uint64_t h)
+static const struct failed_reason *failed_before(const struct cycle_ctx *x,
+						 uint64_t h)
 {
 	const size_t mask = 2 * FAILED_SHAPES - 1;
 
 	for (size_t i = h & mask; x->failed[i]; i = (i + 1) & mask)
 		if (x->failed[i] == h)
-			return x->failed_text[i];
+			return &x->failed_text[i];
 	return NULL;
 }
 
@@ -624,7 +638,10 @@ static void remember_failed(struct cycle_ctx *x, uint64_t h, const char *text)
 	if (!x->failed[i])
 		x->nr_failed++;
 	x->failed[i] = h;
-	snprintf(x->failed_text[i], sizeof(x->failed_text[i]), "%s", text);
+	snprintf(x->failed_text[i].text, sizeof(x->failed_text[i].text), "%s", text);
+	x->failed_text[i].len = strlen(x->failed_text[i].text);
+	x->failed_text[i].hash = kerf_pending_hash(KERF_PENDING_CAPACITY,
+						   x->failed_text[i].text);
 }
 
 /* Admit w with the pods placed; out of memory stops the cycle. */
@@ -868,7 +885,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	struct kerf_status why = { .code = KERF_FIT };
 	bool quota_failed = false;
 	char text[KERF_REASON_MAX];
-	const char *twin;
+	const struct failed_reason *twin;
 
 	if (kerf_budget_holds(st, w, x->now_ms, text, sizeof(text))) {
 		set_pending(w, KERF_PENDING_BUDGET, "%s", text);
@@ -898,7 +915,7 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	if ((twin = failed_before(x, h))) {
 		stats->nr_capacity++;
 		if (w->nr_victims == 0)  /* as its twin */
-			set_pending(w, KERF_PENDING_CAPACITY, "%s", twin);
+			set_twin_reason(w, twin);
 		/* its twin's victims are taken: it may find others */
 		try_preempt(x, w, stats);
 		return;
@@ -998,18 +1015,6 @@ static void observe_new(struct kerf_sched *s, struct kerf_workload **v, size_t n
 	}
 }
 
-/* 64-bit FNV-1a of a pending reason (code and sentence); never 0. */
-static uint64_t reason_hash(const struct kerf_workload *w)
-{
-	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)w->pending;
-
-	for (const char *c = w->pending_text; *c; c++) {
-		h ^= (unsigned char)*c;
-		h *= 0x100000001b3ULL;
-	}
-	return h | 1;
-}
-
 /* A PENDING record for each workload whose reason is not the one told. */
 static int tell_reasons(struct kerf_state *st, struct kerf_workload **v,
 			size_t n, int64_t now_ms, struct kerf_decisions *out)
@@ -1018,14 +1023,14 @@ static int tell_reasons(struct kerf_state *st, struct kerf_workload **v,
 
 	for (size_t i = 0; i < n; i++)
 		changed += v[i]->state == KERF_WL_PENDING &&
-			   reason_hash(v[i]) != v[i]->pending_told;
+			   v[i]->pending_hash != v[i]->pending_told;
 	if (kerf_decisions_reserve(out, changed) < 0)
 		return -KERF_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct kerf_workload *w = v[i];
 		uint64_t h;
 
-		if (w->state != KERF_WL_PENDING || (h = reason_hash(w)) == w->pending_told)
+		if (w->state != KERF_WL_PENDING || (h = w->pending_hash) == w->pending_told)
 			continue;
 		w->pending_told = h;
 		kerf_decisions_push(out, &(struct kerf_decision){

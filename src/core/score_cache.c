@@ -124,7 +124,8 @@ struct kerf_cache_entry *kerf_score_cache_row(struct kerf_score_cache *sc,
 		sc->cluster = c;
 		sc->nr_nodes = 0;
 	}
-	if (c->nr_slots > sc->nr_nodes && widen(sc, c->alloc_nodes) < 0)
+	/* an eighth more than needed: nodes added one by one widen rarely */
+	if (c->nr_slots > sc->nr_nodes && widen(sc, c->nr_slots + c->nr_slots / 8) < 0)
 		return NULL;
 	sc->last_stamp_seq = c->stamp_seq;
 	if (ensure_table(sc) < 0)

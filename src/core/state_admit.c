@@ -218,8 +218,8 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 		*p = w->sets[i].req;
 		p->isolation = iso;
 		p->tenant = tenant;
-		if (memcmp(&w->sets[i].asked, &(struct kerf_pod){ 0 }, sizeof(struct kerf_pod)))
-			copy->sets[i].asked = w->sets[i].asked;
+		if (memcmp(&w->asked[i], &(struct kerf_pod){ 0 }, sizeof(struct kerf_pod)))
+			copy->asked[i] = w->asked[i];
 	}
 	for (; bound < nr_pods; bound++) {
 		struct kerf_err why = { 0 };

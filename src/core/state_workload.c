@@ -154,7 +154,7 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->pending_told = 0;
 	copy->observed = false;
 	for (int i = 0; i < copy->nr_sets; i++)
-		copy->sets[i].asked = copy->sets[i].req;
+		copy->asked[i] = copy->sets[i].req;
 	(void)iso;
 	kerf_state_resolve(st, copy);
 	return copy;
@@ -173,7 +173,7 @@ void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w)
 	for (int i = 0; i < w->nr_sets; i++) {
 		struct kerf_pod *p = &w->sets[i].req;
 
-		*p = w->sets[i].asked;
+		*p = w->asked[i];
 		p->isolation = (uint8_t)iso;
 		p->tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
 		if (iso == KERF_ISOLATION_HARDWARE && kerf_pod_is_fraction(p))
@@ -308,6 +308,7 @@ static int leave(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	w->idle_reclaim = false;
 	snprintf(w->pending_text, sizeof(w->pending_text),
 		 "lost its pods; waiting to be placed again");
+	w->pending_hash = kerf_pending_hash(w->pending, w->pending_text);
 	return 0;
 }
 

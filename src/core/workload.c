@@ -95,3 +95,14 @@ int kerf_workload_key_check(const char *key, struct kerf_err *err)
 					    kerf_escape(shown, sizeof(shown), key));
 	return 0;
 }
+
+uint64_t kerf_pending_hash(enum kerf_pending code, const char *text)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)code;
+
+	for (const char *c = text; *c; c++) {
+		h ^= (unsigned char)*c;
+		h *= 0x100000001b3ULL;
+	}
+	return h | 1;
+}

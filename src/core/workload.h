@@ -56,16 +56,8 @@ enum kerf_pending {
 const char *kerf_pending_name(enum kerf_pending p);
 
 struct kerf_podset {
-	struct kerf_pod req;       /* as placed and charged (see below) */
+	struct kerf_pod req;       /* as placed and charged (asked[] below) */
 	uint32_t count;
-	/*
-	 * As the caller asked (the state keeps it): req is resolved from it
-	 * for the cluster as it stands (a hardware tenant's fraction becomes
-	 * a MIG instance or a whole GPU, a MIG instance is charged its
-	 * slices' share), again for pending work when the GPUs in MIG mode
-	 * change.
-	 */
-	struct kerf_pod asked;
 };
 
 struct kerf_wl_pod {
@@ -117,9 +109,22 @@ struct kerf_workload {
 	/* pending */
 	enum kerf_pending pending;
 	char pending_text[KERF_REASON_MAX];
+	uint64_t pending_hash;       /* of (pending, pending_text), kept with them */
 	uint64_t pending_told;       /* hash of the reason last reported */
 	bool observed;               /* the policy has learned its pods */
+	/*
+	 * Each set's request as the caller asked it (the state keeps it;
+	 * last, off the fields the cycle walks): sets[].req is resolved from
+	 * it for the cluster as it stands (a hardware tenant's fraction
+	 * becomes a MIG instance or a whole GPU, a MIG instance is charged
+	 * its slices' share), again for pending work when the GPUs in MIG
+	 * mode change.
+	 */
+	struct kerf_pod asked[KERF_MAX_PODSETS];
 };
+
+/* Hash of a pending reason (code, sentence), never 0: w->pending_hash. */
+uint64_t kerf_pending_hash(enum kerf_pending code, const char *text);
 
 /* Its key, or "(unnamed)" for a template without one: for messages. */
 static inline const char *kerf_workload_name(const struct kerf_workload *w)
