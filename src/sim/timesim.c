@@ -515,8 +515,9 @@ static int started(struct kerf_timesim *ts, uint32_t h, struct kerf_err *err)
 
 		x->waited = true;
 		x->first_start_ms = ts->now_ms;
-		if (stats_wait(&ts->tenant[x->tenant], wait) < 0 ||
-		    stats_wait(&ts->cls[x->class_idx], wait) < 0)
+		if (!ts->no_waits &&
+		    (stats_wait(&ts->tenant[x->tenant], wait) < 0 ||
+		     stats_wait(&ts->cls[x->class_idx], wait) < 0))
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
 	ts->tenant[x->tenant].admitted++;

@@ -116,6 +116,8 @@ struct kerf_timesim {
 	struct kerf_decisions dec;   /* what the last call decided */
 	uint64_t next_token;
 	bool keep_finished;          /* tests: finished work stays in the state */
+	bool no_waits;               /* keep no waits (their percentiles store
+					16 bytes per start: long replays) */
 	uint64_t nr_mig_steps;       /* MIG instances to create or destroy */
 	uint64_t nr_binds;           /* BIND records */
 	uint64_t nr_pending_told;    /* PENDING records */
