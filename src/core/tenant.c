@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 void kerf_quota_default(struct kerf_quota *q)
 {
 	kerf_res_zero(&q->nominal);
@@ -115,15 +117,8 @@ int kerf_tenants_add(struct kerf_tenants *tt, const char *name, int parent,
 		return kerf_err_set(err, -KERF_ELIMIT,
 				    "tenant '%s': more than %d tenants", name,
 				    KERF_MAX_TENANTS);
-	if (tt->nr == tt->alloc) {
-		struct kerf_tenant *grown =
-			realloc(tt->t, tt->alloc * 2 * sizeof(*grown));
-
-		if (!grown)
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-		tt->t = grown;
-		tt->alloc *= 2;
-	}
+	if (KERF_GROW(tt->t, tt->alloc, tt->nr + 1) < 0)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	t = &tt->t[tt->nr];
 	memset(t, 0, sizeof(*t));
 	memcpy(t->name, name, len + 1);

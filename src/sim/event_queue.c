@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/grow.h"
 
 void kerf_evq_init(struct kerf_event_queue *q)
 {
@@ -30,15 +31,8 @@ int kerf_evq_push(struct kerf_event_queue *q, struct kerf_event e)
 {
 	size_t i;
 
-	if (q->nr == q->alloc) {
-		size_t want = q->alloc ? q->alloc * 2 : 256;
-		struct kerf_event *grown = realloc(q->ev, want * sizeof(*grown));
-
-		if (!grown)
-			return -KERF_ENOMEM;
-		q->ev = grown;
-		q->alloc = want;
-	}
+	if (KERF_GROW(q->ev, q->alloc, q->nr + 1) < 0)
+		return -KERF_ENOMEM;
 	e.seq = q->next_seq++;
 	i = q->nr++;
 	while (i > 0 && before(&e, &q->ev[(i - 1) / 2])) {

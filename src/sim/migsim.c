@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/rng.h"
 #include "core/mig/planner.h"
 #include "sim/event_queue.h"
@@ -167,14 +168,8 @@ static int generate(struct run *r, const struct kerf_migsim_opts *o, struct kerf
 			q.dur_ms = MIN_MS;
 		q.kind = (uint8_t)k;
 		q.profile = (uint8_t)r->prof_of[s];
-		if (r->nr_req == alloc) {
-			struct request *n = realloc(r->req, 2 * alloc * sizeof(*n));
-
-			if (!n)
-				return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-			r->req = n;
-			alloc *= 2;
-		}
+		if (KERF_GROW(r->req, alloc, r->nr_req + 1) < 0)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		r->req[r->nr_req++] = q;
 	}
 	return 0;
