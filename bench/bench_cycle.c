@@ -82,6 +82,7 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "cmd/opt.h"
 #include "core/cycle.h"
 #include "core/framework.h"
 #include "core/model.h"
@@ -240,26 +241,22 @@ static long peak_rss_kib(void)
 	return ru.ru_maxrss; /* KiB on Linux */
 }
 
-/* "N[,N...]" with lo <= N <= hi into v[]; returns the count or -1. */
-static int parse_list(const char *arg, size_t *v, uint64_t lo, uint64_t hi)
+/*
+ * Option opt, "N[,N...]" with lo <= N <= hi, into v[]; returns the count,
+ * or -1 with the message in err.
+ */
+static int parse_list(const char *opt, const char *arg, size_t *v,
+		      uint64_t lo, uint64_t hi, struct kerf_err *err)
 {
-	char buf[512];
-	char *tok, *save = NULL;
-	size_t n = 0;
+	uint64_t x[MAX_SIZES];
+	size_t n;
 
-	if (strlen(arg) >= sizeof(buf))
+	if (kerf_parse_u64_list_opt(opt, arg, lo, hi, false, x, MAX_SIZES, &n,
+				    err) < 0)
 		return -1;
-	memcpy(buf, arg, strlen(arg) + 1);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t x;
-
-		if (n >= MAX_SIZES || kerf_parse_u64(tok, &x) < 0 || x < lo ||
-		    x > hi)
-			return -1;
-		v[n++] = (size_t)x;
-	}
-	return n ? (int)n : -1;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (size_t)x[i];
+	return (int)n;
 }
 
 /* Index drawn with the given integer weights. */
@@ -990,24 +987,22 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	o->shapes = 12;
 	o->fill_pct = 90;
 	o->seed = 42;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			n = parse_list(optarg, o->nodes, 1, MAX_NODES);
-			if (n < 0) {
-				fprintf(stderr, "bench_cycle: --nodes '%s': expected N[,N...] with 1 <= N <= %d\n",
-					optarg, MAX_NODES);
-				return 2;
-			}
+			n = parse_list("--nodes", optarg, o->nodes, 1, MAX_NODES,
+				       &err);
+			if (n < 0)
+				goto bad_option;
 			o->nr_nodes = (size_t)n;
 			break;
 		case 'p':
-			n = parse_list(optarg, o->pending, 0, MAX_PENDING);
-			if (n < 0) {
-				fprintf(stderr, "bench_cycle: --pending '%s': expected N[,N...] with 0 <= N <= %d\n",
-					optarg, MAX_PENDING);
-				return 2;
-			}
+			n = parse_list("--pending", optarg, o->pending, 0,
+				       MAX_PENDING, &err);
+			if (n < 0)
+				goto bad_option;
 			o->nr_pending = (size_t)n;
 			break;
 		case 'r':
@@ -1046,13 +1041,13 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			usage(stdout);
 			return 1;
 		default:
+			kerf_opt_error("bench_cycle", c, argv);
 			usage(stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "bench_cycle: unexpected argument '%s'\n",
-			argv[optind]);
+		kerf_opt_unexpected("bench_cycle", argv[optind], NULL);
 		return 2;
 	}
 	if (o->nr_pending != 1 && o->nr_pending != o->nr_nodes) {

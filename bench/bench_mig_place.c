@@ -22,10 +22,14 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "base/parse.h"
 #include "base/rng.h"
+#include "cmd/opt.h"
 #include "core/framework.h"
 #include "core/mig/place.h"
 #include "core/policy.h"
+
+enum { MAX_NODES = 100000 };
 
 struct held {
 	struct kerf_pod p;
@@ -148,16 +152,37 @@ static int run(size_t nodes)
 int main(int argc, char **argv)
 {
 	static const size_t defaults[] = { 100, 1000, 5000 };
+	struct kerf_err err = { 0 };
 	int opt;
 	size_t sizes[8], nr = 0;
 
-	while ((opt = getopt(argc, argv, "n:h")) != -1) {
-		if (opt == 'n' && nr < 8) {
-			sizes[nr++] = (size_t)strtoul(optarg, NULL, 10);
-		} else {
+	opterr = 0;
+	while ((opt = getopt(argc, argv, ":n:h")) != -1) {
+		uint64_t v;
+
+		if (opt == 'h') {
+			printf("usage: bench_mig_place [-n NODES]...  (NODES 1..%d, at most 8 sizes)\n",
+			       MAX_NODES);
+			return 0;
+		}
+		if (opt != 'n') {
+			kerf_opt_error("bench_mig_place", opt, argv);
 			fprintf(stderr, "usage: bench_mig_place [-n NODES]...\n");
 			return 2;
 		}
+		if (nr == 8) {
+			fprintf(stderr, "bench_mig_place: -n: at most 8 sizes\n");
+			return 2;
+		}
+		if (kerf_parse_u64_opt("-n", optarg, 1, MAX_NODES, &v, &err) < 0) {
+			fprintf(stderr, "bench_mig_place: %s\n", err.msg);
+			return 2;
+		}
+		sizes[nr++] = (size_t)v;
+	}
+	if (optind < argc) {
+		kerf_opt_unexpected("bench_mig_place", argv[optind], NULL);
+		return 2;
 	}
 	if (nr == 0) {
 		memcpy(sizes, defaults, sizeof(defaults));

@@ -44,6 +44,7 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "cmd/opt.h"
 #include "core/framework.h"
 #include "core/frag.h"
 #include "core/model.h"
@@ -128,56 +129,20 @@ static long peak_rss_kib(void)
 	return ru.ru_maxrss; /* KiB on Linux */
 }
 
-static int parse_sizes(const char *arg, struct bench_opts *o)
+/* --nodes "N[,N...]"; -1 with the message in err. */
+static int parse_sizes(const char *arg, struct bench_opts *o,
+		       struct kerf_err *err)
 {
-	char buf[512];
-	char *tok, *save = NULL;
+	uint64_t v[MAX_SIZES];
+	size_t n;
 
-	o->nr_sizes = 0;
-	if (strlen(arg) >= sizeof(buf))
+	if (kerf_parse_u64_list_opt("--nodes", arg, 1, MAX_NODES, false, v,
+				    MAX_SIZES, &n, err) < 0)
 		return -1;
-	memcpy(buf, arg, strlen(arg) + 1);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (o->nr_sizes >= MAX_SIZES || kerf_parse_u64(tok, &v) < 0 ||
-		    v < 1 || v > MAX_NODES)
-			return -1;
-		o->sizes[o->nr_sizes++] = (size_t)v;
-	}
-	return o->nr_sizes ? 0 : -1;
-}
-
-static int parse_policies(const char *arg, struct bench_opts *o)
-{
-	char buf[512];
-	char *tok, *save = NULL;
-
-	o->nr_policies = 0;
-	if (!strcmp(arg, "all")) {
-		for (size_t i = 0; i < kerf_policy_count() && i < MAX_POLICIES;
-		     i++)
-			o->policies[o->nr_policies++] = kerf_policy_at(i)->name;
-		return 0;
-	}
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	memcpy(buf, arg, strlen(arg) + 1);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		const struct kerf_policy_info *info = kerf_policy_lookup(tok);
-
-		if (!info) {
-			fprintf(stderr, "bench_place: --policy: unknown policy '%s'\n",
-				tok);
-			return -2;
-		}
-		if (o->nr_policies >= MAX_POLICIES)
-			return -1;
-		o->policies[o->nr_policies++] = info->name;
-	}
-	return o->nr_policies ? 0 : -1;
+	for (size_t i = 0; i < n; i++)
+		o->sizes[i] = (size_t)v[i];
+	o->nr_sizes = n;
+	return 0;
 }
 
 /*
@@ -507,29 +472,27 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		{ 0 },
 	};
 	struct kerf_err err = { 0 };
-	int c, rc;
+	int c;
 
-	parse_sizes("1000,5000,10000", o);
-	parse_policies("first-fit,best-fit,fgd,kerf", o);
+	parse_sizes("1000,5000,10000", o, NULL);
+	kerf_opt_policies("bench_place", "--policy", "first-fit,best-fit,fgd,kerf",
+			  o->policies, MAX_POLICIES, &o->nr_policies);
 	o->seed = 42;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_sizes(optarg, o) < 0) {
-				fprintf(stderr, "bench_place: --nodes '%s': expected N[,N...] with 1 <= N <= %d\n",
-					optarg, MAX_NODES);
+			if (parse_sizes(optarg, o, &err) < 0) {
+				fprintf(stderr, "bench_place: %s\n", err.msg);
 				return 2;
 			}
 			break;
 		case 'P':
-			rc = parse_policies(optarg, o);
-			if (rc == -2)
+			if (kerf_opt_policies("bench_place", "--policy", optarg,
+					      o->policies, MAX_POLICIES,
+					      &o->nr_policies) < 0)
 				return 2;
-			if (rc < 0) {
-				fprintf(stderr, "bench_place: --policy '%s': expected NAME[,NAME...] or 'all'\n",
-					optarg);
-				return 2;
-			}
 			break;
 		case 'p':
 			o->pods_path = optarg;
@@ -548,13 +511,13 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			usage(stdout);
 			return 1;
 		default:
+			kerf_opt_error("bench_place", c, argv);
 			usage(stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "bench_place: unexpected argument '%s'\n",
-			argv[optind]);
+		kerf_opt_unexpected("bench_place", argv[optind], NULL);
 		return 2;
 	}
 	return 0;

@@ -25,7 +25,7 @@
  *            exactly, by a knapsack over the sizes).  Not a bound, a figure
  *            for the best a repacking defragmenter could hope for.
  *
- * usage: openb_floor --nodes F --pods F [--seeds A-B] [--inflate PCT]
+ * usage: openb_floor --nodes F --pods F [--seeds A-B|A,B,...] [--inflate PCT]
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -35,6 +35,8 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/parse.h"
+#include "cmd/opt.h"
 #include "core/model.h"
 #include "sim/openb.h"
 #include "sim/workload.h"
@@ -158,10 +160,17 @@ static double pct(int64_t milli, int64_t cap)
 	return 100.0 * (double)milli / (double)cap;
 }
 
+enum { MAX_SEEDS = 1000 };
+
+static const char usage_line[] =
+	"usage: openb_floor --nodes F --pods F [--seeds A-B|A,B,...] [--inflate PCT]\n"
+	"  seeds: at most 1000, each once (default 42-51); PCT: 100..1000 (default 130)\n";
+
 int main(int argc, char **argv)
 {
 	const char *nodes = NULL, *pods = NULL;
-	unsigned seed_lo = 42, seed_hi = 51;
+	uint64_t seeds[MAX_SEEDS], v;
+	size_t nr_seeds = 0;
 	int inflate = 130;
 	static const struct option longopts[] = {
 		{ "nodes", required_argument, NULL, 'n' },
@@ -179,27 +188,42 @@ int main(int argc, char **argv)
 	int64_t cap;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	kerf_parse_seeds_opt("--seeds", "42-51", seeds, MAX_SEEDS, &nr_seeds, NULL);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n': nodes = optarg; break;
 		case 'p': pods = optarg; break;
 		case 's':
-			if (sscanf(optarg, "%u-%u", &seed_lo, &seed_hi) != 2) {
-				if (sscanf(optarg, "%u", &seed_lo) != 1) {
-					fprintf(stderr, "openb_floor: --seeds: expected A-B or A, got '%s'\n", optarg);
-					return 2;
-				}
-				seed_hi = seed_lo;
+			if (kerf_parse_seeds_opt("--seeds", optarg, seeds, MAX_SEEDS,
+						 &nr_seeds, &err) < 0) {
+				fprintf(stderr, "openb_floor: %s\n", err.msg);
+				return 2;
 			}
 			break;
-		case 'i': inflate = atoi(optarg); break;
+		case 'i':
+			if (kerf_parse_u64_opt("--inflate", optarg, 100, 1000, &v,
+					       &err) < 0) {
+				fprintf(stderr, "openb_floor: %s\n", err.msg);
+				return 2;
+			}
+			inflate = (int)v;
+			break;
+		case 'h':
+			printf("%s", usage_line);
+			return 0;
 		default:
-			fprintf(stderr, "usage: openb_floor --nodes F --pods F [--seeds A-B] [--inflate PCT]\n");
-			return opt == 'h' ? 0 : 2;
+			kerf_opt_error("openb_floor", opt, argv);
+			fprintf(stderr, "%s", usage_line);
+			return 2;
 		}
 	}
-	if (!nodes || !pods || seed_hi < seed_lo || inflate < 100) {
-		fprintf(stderr, "openb_floor: --nodes and --pods are required; seeds A-B with A <= B; --inflate >= 100\n");
+	if (optind < argc) {
+		kerf_opt_unexpected("openb_floor", argv[optind], NULL);
+		return 2;
+	}
+	if (!nodes || !pods) {
+		fprintf(stderr, "openb_floor: --nodes and --pods are required\n");
 		return 2;
 	}
 	kerf_openb_init(&trace);
@@ -223,14 +247,15 @@ int main(int argc, char **argv)
 	printf("capacity %.0f GPUs; fractional pods only, every other limit relaxed\n",
 	       (double)cap / MILLI);
 	printf("seed  fractions  arrived %%  empty gaps GPU  bound %%  packer's GPUs  packer empty %%\n");
-	for (unsigned sd = seed_lo; sd <= seed_hi; sd++) {
+	for (size_t i = 0; i < nr_seeds; i++) {
+		uint64_t sd = seeds[i];
 		struct floor_fig f;
 
 		if (one_seed(&trace, reqs, cap, inflate, sd, &f, &err) < 0) {
 			fprintf(stderr, "openb_floor: %s\n", err.msg);
 			return 1;
 		}
-		printf("%4u  %9zu  %9.2f  %14.1f  %7.2f  %13zu  %14.2f\n", sd, f.nr_frac,
+		printf("%4" PRIu64 "  %9zu  %9.2f  %14.1f  %7.2f  %13zu  %14.2f\n", sd, f.nr_frac,
 		       pct(f.arrived, cap), (double)f.gap_empty / MILLI,
 		       pct(f.gap_empty, cap), f.packed_gpus, pct(f.packed_waste, cap));
 		sum_bound += pct(f.gap_empty, cap);
@@ -238,7 +263,7 @@ int main(int argc, char **argv)
 	}
 	printf("mean: with every fraction placed, unallocated GPU at 100 %% arrival >= %.2f %% "
 	       "(proof); a clairvoyant offline packer of the fractions alone leaves %.2f %% empty\n",
-	       sum_bound / (seed_hi - seed_lo + 1), sum_packed / (seed_hi - seed_lo + 1));
+	       sum_bound / (double)nr_seeds, sum_packed / (double)nr_seeds);
 	free(reqs);
 	kerf_cluster_release(&c);
 	kerf_openb_release(&trace);

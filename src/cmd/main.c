@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "cmd/cmd.h"
 
 #ifndef KERF_VERSION
@@ -26,6 +27,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	char shown[80];
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -43,7 +46,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "kerf: unknown command '%s'\n\n", argv[1]);
+	fprintf(stderr, "kerf: unknown command '%s'\n\n",
+		kerf_escape(shown, sizeof(shown), argv[1]));
 	usage(stderr);
 	return 2;
 }

@@ -16,7 +16,9 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "core/mig/geometry.h"
 #include "core/mig/planner.h"
 #include "sim/mig_node.h"
@@ -183,10 +185,11 @@ static void print_text(const char *path, const struct kerf_mig_node_desc *d,
 	const struct kerf_mig_model *m = node->model;
 	struct totals t = totals_of(d, plan);
 	bool any_want = false;
+	char shown[160];
 
 	printf("node %s: %s, %u GPU%s (%s)\n", d->name[0] ? d->name : "(unnamed)",
 	       m->name, (unsigned)node->nr_gpus, node->nr_gpus == 1 ? "" : "s",
-	       path);
+	       kerf_escape(shown, sizeof(shown), path));
 	for (unsigned g = 0; g < node->nr_gpus; g++) {
 		unsigned n = 0;
 
@@ -342,11 +345,13 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 	struct kerf_mig_plan *plan;
 	struct kerf_err err = { 0 };
 	const char *path;
+	char shown[160];
 	bool json = false;
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -358,15 +363,21 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 			       "instances after; per profile the demand served; the headroom lost.\n");
 			return 0;
 		default:
+			kerf_opt_error("kerf plan-mig", c, argv);
 			fprintf(stderr, "%s", usage_line);
 			return 2;
 		}
+	}
+	if (optind < argc - 1) {
+		kerf_opt_unexpected("kerf plan-mig", argv[optind + 1], NULL);
+		return 2;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "%s", usage_line);
 		return 2;
 	}
 	path = argv[optind];
+	kerf_escape(shown, sizeof(shown), path);
 	d = malloc(sizeof(*d));
 	plan = malloc(sizeof(*plan));
 	if (!d || !plan) {
@@ -379,12 +390,12 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 		fprintf(stderr, "kerf plan-mig: %s\n", err.msg);
 		status = 1;
 	} else if (kerf_mig_plan_node(&d->node, d->want, plan, &err) < 0) {
-		fprintf(stderr, "kerf plan-mig: %s: %s\n", path, err.msg);
+		fprintf(stderr, "kerf plan-mig: %s: %s\n", shown, err.msg);
 		status = 1;
 	} else if (replay_plan(&d->node, plan, &err) < 0 ||
 		   in_use_touched(&d->node, plan) != 0) {
 		fprintf(stderr, "kerf plan-mig: %s: the planner's plan is wrong: %s\n",
-			path, err.msg[0] ? err.msg : "it touches an instance in use");
+			shown, err.msg[0] ? err.msg : "it touches an instance in use");
 		status = 1;
 	} else if (json) {
 		if (print_json(d, plan) < 0) {

@@ -10,14 +10,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "core/policy.h"
 #include "sim/openb.h"
 #include "sim/openb_batch.h"
 #include "sim/openb_report.h"
 
-enum { MAX_SEEDS = 1000, MAX_POLICIES = 16 };
+enum { MAX_SEEDS = 1000, MAX_POLICIES = 16, MAX_MOVES_PER_HOUR = 1000000 };
+
+/*
+ * Bounds of the defrag options, so that the products the defrag budget
+ * takes (pod index x arrival gap x a pod's GPU milli, GPU-hours in
+ * GPU-milli-ms) stay far inside 64 bits.
+ */
+#define MAX_LOST_MILLI_GPU_HOURS ((uint64_t)1000000 * 1000)  /* a million GPU-hours */
+#define MAX_ARRIVAL_MS ((uint64_t)3600 * 1000)                /* an hour */
+#define MAX_CHECKPOINT_MS ((uint64_t)365 * 86400 * 1000)      /* a year */
 
 static void sim_usage(FILE *out)
 {
@@ -34,17 +45,21 @@ static void sim_usage(FILE *out)
 		"\n"
 		"openb options:\n"
 		"  --policy NAME[,NAME]|all  policies to run (default: %s)\n"
-		"  --seeds A-B|A,B,...       seeds (default: 42-51)\n"
-		"  --inflate X               workload as a multiple of GPU capacity (default 1.3)\n"
+		"  --seeds A-B|A,B,...       seeds, at most 1000, each once (default: 42-51)\n"
+		"  --inflate X               workload as a multiple of GPU capacity,\n"
+		"                            0.01..10, 2 decimals (default 1.3)\n"
 		"  --curve FILE              write the allocation curve as CSV\n"
 		"  --json                    one JSON object per policy on stdout\n"
-		"  --jobs N                  worker threads (default: online CPUs)\n"
+		"  --jobs N                  worker threads, 1..64 (default: online CPUs)\n"
 		"  --policy-options S        key=value,... for the policy (see docs/placement.md)\n"
 		"  --defrag                  move best-effort pods to place pods that fit nowhere\n"
-		"  --defrag-moves-per-hour N budget (default 60)\n"
-		"  --defrag-lost-per-hour X  GPU-hours that moves may lose per hour (default 8)\n"
-		"  --arrival-s S             time between arrivals, for defrag (default 60)\n"
-		"  --checkpoint-s S          pods checkpoint this often, for defrag (default 1800)\n"
+		"  --defrag-moves-per-hour N budget, 0..1000000 (default 60)\n"
+		"  --defrag-lost-per-hour X  GPU-hours that moves may lose per hour,\n"
+		"                            0..1000000, 3 decimals (default 8)\n"
+		"  --arrival-s S             seconds between arrivals, for defrag,\n"
+		"                            0..3600, 3 decimals (default 60)\n"
+		"  --checkpoint-s S          pods checkpoint this often (seconds), for defrag,\n"
+		"                            0 (never)..31536000, 3 decimals (default 1800)\n"
 		"\n"
 		"policies:\n",
 		KERF_POLICY_DEFAULT);
@@ -72,78 +87,6 @@ int kerf_cmd_sim(int argc, char **argv)
 		return 0;
 	}
 	return kerf_cmd_sim_day(argc, argv);
-}
-
-/* "42-51" or "42,43,50" */
-static int parse_seeds(const char *arg, uint64_t *seeds, size_t *nr)
-{
-	char buf[4096];
-	char *dash, *tok, *save = NULL;
-	uint64_t a, b;
-
-	*nr = 0;
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	strcpy(buf, arg);
-	dash = strchr(buf, '-');
-	if (dash && !strchr(buf, ',')) {
-		*dash = '\0';
-		if (kerf_parse_u64(buf, &a) < 0 ||
-		    kerf_parse_u64(dash + 1, &b) < 0 || b < a ||
-		    b - a >= MAX_SEEDS)
-			return -1;
-		for (uint64_t s = a; s <= b; s++)
-			seeds[(*nr)++] = s;
-		return 0;
-	}
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*nr >= MAX_SEEDS || kerf_parse_u64(tok, &a) < 0)
-			return -1;
-		seeds[(*nr)++] = a;
-	}
-	return *nr ? 0 : -1;
-}
-
-static int parse_policies(const char *arg, const char **names, size_t *nr)
-{
-	char buf[512];
-	char *tok, *save = NULL;
-
-	*nr = 0;
-	if (!strcmp(arg, "all")) {
-		for (size_t i = 0; i < kerf_policy_count(); i++)
-			names[(*nr)++] = kerf_policy_at(i)->name;
-		return 0;
-	}
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct kerf_policy_info *info = kerf_policy_lookup(tok);
-
-		if (!info) {
-			fprintf(stderr, "kerf sim openb: --policy: unknown policy '%s'\n", tok);
-			return -1;
-		}
-		if (*nr >= MAX_POLICIES)
-			return -1;
-		names[(*nr)++] = info->name;
-	}
-	return *nr ? 0 : -1;
-}
-
-/* "1.3" -> 130 (percent), two decimals at most. */
-static int parse_inflate(const char *s, int *pct)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v >= 0.01 && v <= 10.0))
-		return -1;
-	*pct = (int)(v * 100.0 + 0.5);
-	return 0;
 }
 
 struct progress {
@@ -207,9 +150,12 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	int c, status = 0;
 
 	policies[0] = KERF_POLICY_DEFAULT;
-	parse_seeds("42-51", seeds, &nr_seeds);
+	kerf_parse_seeds_opt("--seeds", "42-51", seeds, MAX_SEEDS, &nr_seeds, NULL);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		uint64_t v;
+
 		switch (c) {
 		case 'n':
 			nodes = optarg;
@@ -218,22 +164,25 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			pods = optarg;
 			break;
 		case 'P':
-			if (parse_policies(optarg, policies, &nr_policies) < 0)
+			if (kerf_opt_policies("kerf sim openb", "--policy", optarg,
+					      policies, MAX_POLICIES, &nr_policies) < 0)
 				return 2;
 			break;
 		case 's':
-			if (parse_seeds(optarg, seeds, &nr_seeds) < 0) {
-				fprintf(stderr, "kerf sim openb: --seeds '%s': expected A-B or A,B,... (at most %d)\n",
-					optarg, MAX_SEEDS);
+			if (kerf_parse_seeds_opt("--seeds", optarg, seeds, MAX_SEEDS,
+						 &nr_seeds, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
 			}
 			break;
 		case 'i':
-			if (parse_inflate(optarg, &opts.inflate_pct) < 0) {
-				fprintf(stderr, "kerf sim openb: --inflate '%s': expected a number in 0.01..10\n",
-					optarg);
+			/* a multiple with two decimals, as a percentage */
+			if (kerf_parse_fixed_opt("--inflate", optarg, 2, 1, 1000,
+						 &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
 			}
+			opts.inflate_pct = (int)v;
 			break;
 		case 'c':
 			curve_path = optarg;
@@ -241,16 +190,13 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'J': {
-			uint64_t v;
-
+		case 'J':
 			if (kerf_parse_u64_opt("--jobs", optarg, 1, 64, &v, &err) < 0) {
 				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
 			}
 			jobs = (long)v;
 			break;
-		}
 		case 'o':
 			opts.policy_options = optarg;
 			break;
@@ -258,37 +204,49 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			opts.defrag = true;
 			break;
 		case 'M':
-		case 'L':
-		case 'A':
-		case 'C': {
-			char *end;
-			double v = strtod(optarg, &end);
-
-			if (*end || !(v >= 0 && v <= 1e9)) {
-				fprintf(stderr, "kerf sim openb: '%s': expected a non-negative number\n", optarg);
+			if (kerf_parse_u64_opt("--defrag-moves-per-hour", optarg, 0,
+					       MAX_MOVES_PER_HOUR, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
 			}
-			if (c == 'M')
-				opts.defrag_budget.max_moves_per_hour = (uint32_t)v;
-			else if (c == 'L')
-				opts.defrag_budget.max_lost_milli_ms_per_hour =
-					(int64_t)(v * 1000 * 3600 * 1000);
-			else if (c == 'A')
-				opts.arrival_ms = (int64_t)(v * 1000);
-			else
-				opts.checkpoint_ms = (int64_t)(v * 1000);
+			opts.defrag_budget.max_moves_per_hour = (uint32_t)v;
 			break;
-		}
+		case 'L':
+			/* GPU-hours with three decimals: milli-GPU-hours */
+			if (kerf_parse_fixed_opt("--defrag-lost-per-hour", optarg, 3, 0,
+						 MAX_LOST_MILLI_GPU_HOURS, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
+				return 2;
+			}
+			opts.defrag_budget.max_lost_milli_ms_per_hour =
+				(int64_t)v * 3600 * 1000;
+			break;
+		case 'A':
+			if (kerf_parse_fixed_opt("--arrival-s", optarg, 3, 0,
+						 MAX_ARRIVAL_MS, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
+				return 2;
+			}
+			opts.arrival_ms = (int64_t)v;
+			break;
+		case 'C':
+			if (kerf_parse_fixed_opt("--checkpoint-s", optarg, 3, 0,
+						 MAX_CHECKPOINT_MS, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
+				return 2;
+			}
+			opts.checkpoint_ms = (int64_t)v;
+			break;
 		case 'h':
 			sim_usage(stdout);
 			return 0;
 		default:
-			sim_usage(stderr);
+			kerf_opt_error("kerf sim openb", c, argv);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "kerf sim openb: unexpected argument '%s'\n", argv[optind]);
+		kerf_opt_unexpected("kerf sim openb", argv[optind], NULL);
 		return 2;
 	}
 	if (!nodes || !pods) {
@@ -310,8 +268,11 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	if (curve_path) {
 		curve = fopen(curve_path, "w");
 		if (!curve) {
+			char shown[160];
+
 			fprintf(stderr, "kerf sim openb: cannot write '%s': %s\n",
-				curve_path, strerror(errno));
+				kerf_escape(shown, sizeof(shown), curve_path),
+				strerror(errno));
 			status = 1;
 			goto out;
 		}
@@ -349,7 +310,10 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	}
 out:
 	if (curve && fclose(curve) != 0) {
-		fprintf(stderr, "kerf sim openb: cannot write '%s'\n", curve_path);
+		char shown[160];
+
+		fprintf(stderr, "kerf sim openb: cannot write '%s'\n",
+			kerf_escape(shown, sizeof(shown), curve_path));
 		status = 1;
 	}
 	free(runs);

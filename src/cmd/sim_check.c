@@ -11,6 +11,7 @@
 
 #include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "sim/check.h"
 
 int kerf_cmd_sim_check(int argc, char **argv)
@@ -28,7 +29,8 @@ int kerf_cmd_sim_check(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (kerf_parse_u64_opt("--runs", optarg, 1, 100000000, &runs, &err) < 0) {
@@ -48,11 +50,17 @@ int kerf_cmd_sim_check(int argc, char **argv)
 			       "  invariant checked after every event.\n");
 			return 0;
 		default:
+			kerf_opt_error("kerf sim check", c, argv);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "kerf sim check: unexpected argument '%s'\n", argv[optind]);
+		kerf_opt_unexpected("kerf sim check", argv[optind], NULL);
+		return 2;
+	}
+	if (seed > UINT64_MAX - (runs - 1)) {
+		fprintf(stderr, "kerf sim check: --seed %" PRIu64 " with --runs %" PRIu64 ": the last seed would pass %" PRIu64 "\n",
+			seed, runs, UINT64_MAX);
 		return 2;
 	}
 	for (uint64_t i = 0; i < runs; i++) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "core/budget.h"
 #include "sim/demo_day.h"
 #include "sim/timesim.h"
@@ -105,8 +106,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	int rc;
 
 	if (argc > 1) {
-		fprintf(stderr, "kerf sim: unexpected argument '%s' (try 'kerf sim --help')\n",
-			argv[1]);
+		kerf_opt_unexpected("kerf sim", argv[1], "(try 'kerf sim --help')");
 		return 2;
 	}
 	if (kerf_demo_day(&sc, &err) < 0 || kerf_timesim_init(&ts, &sc, &err) < 0) {

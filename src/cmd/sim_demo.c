@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "core/policy.h"
 #include "sim/demo.h"
 #include "sim/openb_batch.h"
@@ -66,8 +67,8 @@ int kerf_cmd_sim_demo(int argc, char **argv)
 	int status = 0;
 
 	if (argc > 1) {
-		fprintf(stderr, "kerf sim placement: unexpected argument '%s' (try 'kerf sim --help')\n",
-			argv[1]);
+		kerf_opt_unexpected("kerf sim placement", argv[1],
+				    "(try 'kerf sim --help')");
 		return 2;
 	}
 	for (int i = 0; i < DEMO_SEEDS; i++)

@@ -2,7 +2,6 @@
  * kerf sim mig: a day of mixed MIG demand served by each static layout and
  * by kerf's dynamic planning (sim/migsim.h).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,7 +10,12 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
+#include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
+#include "core/mig/geometry.h"
+#include "core/mig/planner.h"
 #include "sim/migsim.h"
 
 static void usage(FILE *out)
@@ -25,16 +29,15 @@ static void usage(FILE *out)
 		"  90 %% of the compute slices offered, seed 1)\n");
 }
 
-static int parse_u32(const char *name, const char *s, uint32_t max, uint32_t *out)
+/* Option opt as an integer min..max into *out, or a message and -1. */
+static int parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
+		     uint32_t *out)
 {
-	char *end;
-	unsigned long v;
+	struct kerf_err err = { 0 };
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max) {
-		fprintf(stderr, "kerf sim mig: %s: expected an integer 0..%u, got '%s'\n",
-			name, max, s);
+	if (kerf_parse_u64_opt(opt, s, min, max, &v, &err) < 0) {
+		fprintf(stderr, "kerf sim mig: %s\n", err.msg);
 		return -1;
 	}
 	*out = (uint32_t)v;
@@ -83,33 +86,52 @@ int kerf_cmd_sim_mig(int argc, char **argv)
 	};
 	struct kerf_migsim_opts o;
 	struct kerf_migsim_result res[KERF_MIGSIM_NR_POLICIES];
-	uint32_t seed32 = 1;
+	struct kerf_err perr = { 0 };
 	int json = 0, opt, best_static = -1;
 
 	kerf_migsim_defaults(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		int rc = 0;
 
 		switch (opt) {
-		case 'm': o.model = optarg; break;
-		case 'n': rc = parse_u32("--nodes", optarg, 4096, &o.nodes); break;
-		case 'g': rc = parse_u32("--gpus", optarg, 16, &o.gpus_per_node); break;
-		case 'H': rc = parse_u32("--hours", optarg, 8760, &o.hours); break;
-		case 'l': rc = parse_u32("--load", optarg, 1000, &o.load_pct); break;
+		case 'm':
+			o.model = optarg;
+			if (!kerf_mig_model_find(optarg)) {
+				char shown[64];
+
+				fprintf(stderr, "kerf sim mig: --model '%s': no MIG table for this model (see docs/mig.md)\n",
+					kerf_escape(shown, sizeof(shown), optarg));
+				rc = -1;
+			}
+			break;
+		case 'n': rc = parse_u32("--nodes", optarg, 1, 4096, &o.nodes); break;
+		case 'g':
+			rc = parse_u32("--gpus", optarg, 1, KERF_MIG_MAX_GPUS,
+				       &o.gpus_per_node);
+			break;
+		case 'H': rc = parse_u32("--hours", optarg, 1, 8760, &o.hours); break;
+		case 'l': rc = parse_u32("--load", optarg, 1, 1000, &o.load_pct); break;
 		case 's':
-			rc = parse_u32("--seed", optarg, UINT32_MAX, &seed32);
-			o.seed = seed32;
+			if (kerf_parse_u64_opt("--seed", optarg, 0, UINT64_MAX,
+					       &o.seed, &perr) < 0) {
+				fprintf(stderr, "kerf sim mig: %s\n", perr.msg);
+				rc = -1;
+			}
 			break;
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			kerf_opt_error("kerf sim mig", opt, argv);
+			usage(stderr);
+			return 2;
 		}
 		if (rc < 0)
 			return 2;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "kerf sim mig: unexpected argument '%s'\n", argv[optind]);
+		kerf_opt_unexpected("kerf sim mig", argv[optind], NULL);
 		usage(stderr);
 		return 2;
 	}

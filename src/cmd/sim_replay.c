@@ -13,13 +13,14 @@
  * (pods already running when the window opens arrive at its start with
  * what is left of their run).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "sim/openb.h"
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
@@ -158,7 +159,8 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	int tenant_idx[NR_T], c, status = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			nodes = optarg;
@@ -167,14 +169,13 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 			pods = optarg;
 			break;
 		case 'd': {
-			char *end;
+			uint64_t v;
 
-			errno = 0;
-			days = strtoll(optarg, &end, 10);
-			if (errno || *end || days < 1 || days > 365) {
-				fprintf(stderr, "kerf sim openb-replay: --days '%s': expected 1..365\n", optarg);
+			if (kerf_parse_u64_opt("--days", optarg, 1, 365, &v, &err) < 0) {
+				fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
 				return 2;
 			}
+			days = (int64_t)v;
 			break;
 		}
 		case 'j':
@@ -185,10 +186,15 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 			       "  the last N days (default 30) of the trace in time mode; tenants by qos\n");
 			return 0;
 		default:
+			kerf_opt_error("kerf sim openb-replay", c, argv);
 			return 2;
 		}
 	}
-	if (!nodes || !pods || optind < argc) {
+	if (optind < argc) {
+		kerf_opt_unexpected("kerf sim openb-replay", argv[optind], NULL);
+		return 2;
+	}
+	if (!nodes || !pods) {
 		fprintf(stderr, "usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n");
 		return 2;
 	}

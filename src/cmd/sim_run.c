@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opt.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
@@ -56,7 +57,8 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	int c, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -65,8 +67,13 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			printf("usage: kerf sim run FILE [--json]\n");
 			return 0;
 		default:
+			kerf_opt_error("kerf sim run", c, argv);
 			return 2;
 		}
+	}
+	if (optind < argc - 1) {
+		kerf_opt_unexpected("kerf sim run", argv[optind + 1], NULL);
+		return 2;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: kerf sim run FILE [--json]\n");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/grow.h"
 #include "base/rng.h"
 #include "core/mig/planner.h"
@@ -428,8 +429,12 @@ int kerf_migsim_run(const struct kerf_migsim_opts *o, enum kerf_migsim_policy po
 	memset(out, 0, sizeof(*out));
 	out->policy = kerf_migsim_policy_name(policy);
 	r.m = kerf_mig_model_find(o->model);
-	if (!r.m)
-		return kerf_err_set(err, -KERF_EINVAL, "model '%s': no MIG table", o->model);
+	if (!r.m) {
+		char shown[64];
+
+		return kerf_err_set(err, -KERF_EINVAL, "model '%s': no MIG table",
+				    kerf_escape(shown, sizeof(shown), o->model));
+	}
 	if (policy >= KERF_MIGSIM_NR_POLICIES)
 		return kerf_err_set(err, -KERF_EINVAL, "policy %d: unknown", (int)policy);
 	if (o->nodes == 0 || o->nodes > 4096 || o->gpus_per_node == 0 ||
