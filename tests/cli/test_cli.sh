@@ -136,6 +136,21 @@ expect 2 "openb_floor: --seeds '1,,2': item 2 is empty or longer than 31 bytes (
 expect 2 "openb_floor: --inflate '130abc': not a decimal integer (expected 100..1000)" \
 	"$bench/openb_floor" --nodes "$tmp/nodes.csv" --pods "$tmp/pods.csv" --inflate 130abc
 
+# ---- files that are not regular files (a FIFO once blocked forever) -----
+mkfifo "$tmp/fifo"
+expect 1 "kerf sim run: cannot read '$tmp/fifo': a FIFO, not a regular file" \
+	"$kerf" sim run "$tmp/fifo"
+expect 1 "kerf sim openb: cannot read '$tmp/fifo': a FIFO, not a regular file" \
+	"$kerf" sim openb --nodes "$tmp/fifo" --pods "$tmp/pods.csv"
+expect 1 "kerf sim openb-replay: cannot read '$tmp/fifo': a FIFO, not a regular file" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/fifo"
+expect 1 "kerf plan-mig: cannot read '$tmp': a directory, not a regular file" \
+	"$kerf" plan-mig "$tmp"
+expect 1 "kerf sim run: cannot read '/dev/zero': a character device, not a regular file" \
+	"$kerf" sim run /dev/zero
+expect 1 "kerf sim run: cannot open '$tmp/x\\x1b[2J\\x0ay': No such file or directory" \
+	"$kerf" sim run "$tmp/$esc"
+
 # ---- valid options still run --------------------------------------------
 expect 0 "" "$kerf" "${o[@]}" --seeds 18446744073709551615-18446744073709551615 --policy first-fit --inflate 1.3 --arrival-s 0.5 --jobs 1
 echo "1..$n"
