@@ -15,6 +15,7 @@
  *    unchanged;
  *  - on success: every new entry has sane values (non-empty names of
  *    printable bytes, nr_gpus 0..16, gpu_milli consistent with num_gpu,
+ *    times within KERF_OPENB_MAX_TIME_S, deletion not before creation,
  *    node names unique), writing the entries back as CSV and parsing that
  *    gives the same entries (round trip), kerf_openb_cluster builds a
  *    cluster that matches and passes kerf_cluster_check, and the request of
@@ -174,8 +175,10 @@ static void check_pod(const struct kerf_openb_pod *p)
 		CHECK(p->gpu_milli > 0);
 	if (p->nr_gpus > 1)
 		CHECK(p->gpu_milli == KERF_GPU_MILLI);
-	CHECK(p->creation_s >= -1);
-	CHECK(p->deletion_s >= -1);
+	CHECK(p->creation_s >= -1 && p->creation_s <= KERF_OPENB_MAX_TIME_S);
+	CHECK(p->deletion_s >= -1 && p->deletion_s <= KERF_OPENB_MAX_TIME_S);
+	CHECK(p->deletion_s < 0 || p->creation_s < 0 ||
+	      p->deletion_s >= p->creation_s);
 }
 
 static bool same_node(const struct kerf_openb_node *a,

@@ -11,13 +11,18 @@
  * with nominal GPU quotas of 50 / 30 / 20 % of each model, lending all and
  * borrowing without limit.  The last --days of the trace are replayed
  * (pods already running when the window opens arrive at its start with
- * what is left of their run).
+ * what is left of their run; a pod with no deletion time runs past the
+ * end).  The pod list must have the creation_time and deletion_time
+ * columns (the multigpu lists do not): without them the replay is
+ * refused, not run as zero pods.  Times are bounded by the reader
+ * (KERF_OPENB_MAX_TIME_S), so they fit in milliseconds.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
@@ -119,6 +124,10 @@ static int build_arrivals(const struct kerf_openb *o, struct kerf_state *st,
 		int t = map_qos(p->qos);
 		int rc;
 
+		/* no deletion time: still running when the trace ends */
+		if (to < 0)
+			to = end + 1;
+		/* never ran (deleted as created), or gone before the window */
 		if (from < 0 || to <= start || to <= from)
 			continue;
 		if (from < start)
@@ -203,8 +212,18 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	snprintf(sc.name, sizeof(sc.name), "openb replay, last %lld days",
 		 (long long)days);
 	sc.cycle_ms = 10 * 1000;
-	if (kerf_openb_load(&o, nodes, pods, &err) < 0 ||
-	    build_state(&o, &st, tenant_idx, &err) < 0) {
+	if (kerf_openb_load(&o, nodes, pods, &err) < 0) {
+		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
+		goto out_trace;
+	}
+	if (o.untimed) {
+		char shown[160];
+
+		fprintf(stderr, "kerf sim openb-replay: %s:1: the pod list has no creation_time or no deletion_time column; a replay in time needs both\n",
+			kerf_escape(shown, sizeof(shown), pods));
+		goto out_trace;
+	}
+	if (build_state(&o, &st, tenant_idx, &err) < 0) {
 		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
 		goto out_trace;
 	}

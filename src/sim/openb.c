@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "format/csv.h"
 #include "format/file.h"
 
@@ -125,7 +126,7 @@ static const char *dup_field(struct kerf_openb *o, const char *s)
 
 static int read_header(struct kerf_csv *r, struct kerf_err *err)
 {
-	int rc = kerf_csv_next(r, err);
+	int rc = kerf_csv_header(r, err);
 
 	if (rc < 0)
 		return rc;
@@ -206,7 +207,7 @@ int kerf_openb_parse_nodes(struct kerf_openb *o, const char *path,
 		if (r->nr_fields != width) {
 			rc = kerf_err_set(err, -KERF_EPARSE,
 					  "%s:%u: %d fields, the header has %d",
-					  path, r->line, r->nr_fields, width);
+					  r->path, r->line, r->nr_fields, width);
 			break;
 		}
 		if ((rc = check_name(r, c_sn, "sn", OPENB_NAME_MAX, err)) < 0 ||
@@ -222,14 +223,18 @@ int kerf_openb_parse_nodes(struct kerf_openb *o, const char *path,
 				     err)) < 0)
 			break;
 		if (gpu == 0 && r->fields[c_model][0] != '\0') {
+			char shown[64];
+
 			rc = kerf_err_set(err, -KERF_EPARSE,
 					  "%s:%u: column 'model': '%s' given for a node with no GPUs",
-					  path, r->line, r->fields[c_model]);
+					  r->path, r->line,
+					  kerf_escape(shown, sizeof(shown),
+						      r->fields[c_model]));
 			break;
 		}
 		if ((rc = grow((void **)&o->nodes, &o->alloc_nodes,
 			       o->nr_nodes + 1, sizeof(*o->nodes))) < 0) {
-			kerf_err_set(err, rc, "%s:%u: %s", path, r->line,
+			kerf_err_set(err, rc, "%s:%u: %s", r->path, r->line,
 				     kerf_strerror(rc));
 			break;
 		}
@@ -246,7 +251,7 @@ int kerf_openb_parse_nodes(struct kerf_openb *o, const char *path,
 		o->nr_nodes++;
 	}
 	if (rc == 0)
-		rc = check_unique_nodes(o, path, err);
+		rc = check_unique_nodes(o, r->path, err);
 out:
 	if (rc < 0)
 		o->nr_nodes = before;
@@ -281,13 +286,18 @@ static int parse_pod_row(struct kerf_openb *o, const struct kerf_csv *r,
 	if (c->spec >= 0 && (rc = check_spec(r, c->spec, err)) < 0)
 		return rc;
 	if (c->created >= 0 &&
-	    (rc = kerf_csv_int(r, c->created, "creation_time", 0, INT64_MAX,
-			       &created, err)) < 0)
+	    (rc = kerf_csv_int(r, c->created, "creation_time", 0,
+			       KERF_OPENB_MAX_TIME_S, &created, err)) < 0)
 		return rc;
 	if (c->deleted >= 0 && r->fields[c->deleted][0] != '\0' &&
-	    (rc = kerf_csv_int(r, c->deleted, "deletion_time", 0, INT64_MAX,
-			       &deleted, err)) < 0)
+	    (rc = kerf_csv_int(r, c->deleted, "deletion_time", 0,
+			       KERF_OPENB_MAX_TIME_S, &deleted, err)) < 0)
 		return rc;
+	if (deleted >= 0 && created >= 0 && deleted < created)
+		return kerf_err_set(err, -KERF_ERANGE,
+				    "%s:%u: column 'deletion_time': %lld is before the creation_time %lld",
+				    r->path, r->line, (long long)deleted,
+				    (long long)created);
 	req = (struct kerf_pod){
 		.cpu_milli = cpu,
 		.mem_mib = mem,
@@ -350,7 +360,7 @@ int kerf_openb_parse_pods(struct kerf_openb *o, const char *path,
 		if (r->nr_fields != width) {
 			rc = kerf_err_set(err, -KERF_EPARSE,
 					  "%s:%u: %d fields, the header has %d",
-					  path, r->line, r->nr_fields, width);
+					  r->path, r->line, r->nr_fields, width);
 			break;
 		}
 		rc = parse_pod_row(o, r, &c, err);
@@ -360,6 +370,8 @@ int kerf_openb_parse_pods(struct kerf_openb *o, const char *path,
 out:
 	if (rc < 0)
 		o->nr_pods = before;
+	else if (c.created < 0 || c.deleted < 0)
+		o->untimed = true;
 	free(r);
 	return rc < 0 ? rc : 0;
 }

@@ -2,12 +2,17 @@
  * openb: readers for Alibaba's GPU-sharing trace (cluster-trace-gpu-v2023,
  * "openb"): the node list (sn,cpu_milli,memory_mib,gpu,model) and the pod
  * lists (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,...]).
- * Columns are found by header name; every malformed row is rejected with
- * "file:line: column: reason" and nothing of a file that failed is kept.
+ * Columns are found by header name (a column named twice is an error, and
+ * a leading UTF-8 byte order mark is skipped); every malformed row is
+ * rejected with "file:line: column: reason" and nothing of a file that
+ * failed is kept.  creation_time and deletion_time, when present, are
+ * seconds from 0 to KERF_OPENB_MAX_TIME_S, deletion not before creation;
+ * an empty deletion_time is a pod still running at the end of the trace.
  */
 #ifndef KERF_SIM_OPENB_H
 #define KERF_SIM_OPENB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,8 +37,15 @@ struct kerf_openb_pod {
 	int32_t gpu_milli;     /* per GPU */
 	int nr_gpus;
 	int64_t creation_s;    /* -1 when absent */
-	int64_t deletion_s;    /* -1 when absent */
+	int64_t deletion_s;    /* -1 when absent (or empty: still running) */
 };
+
+/*
+ * Trace times are seconds, at most this (about 31 700 years): in
+ * milliseconds, and summed, they stay far inside 64 bits.  A time beyond
+ * it is refused with file:line: column: reason.
+ */
+#define KERF_OPENB_MAX_TIME_S ((int64_t)1000000000000)
 
 struct kerf_openb {
 	struct kerf_arena arena;
@@ -43,6 +55,8 @@ struct kerf_openb {
 	struct kerf_openb_pod *pods;
 	size_t nr_pods;
 	size_t alloc_pods;
+	/* a pod list read had no creation_time or no deletion_time column */
+	bool untimed;
 };
 
 void kerf_openb_init(struct kerf_openb *o);

@@ -151,6 +151,19 @@ expect 1 "kerf sim run: cannot read '/dev/zero': a character device, not a regul
 expect 1 "kerf sim run: cannot open '$tmp/x\\x1b[2J\\x0ay': No such file or directory" \
 	"$kerf" sim run "$tmp/$esc"
 
+# ---- openb-replay: times that overflow in ms, lists without times -------
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np0,1000,1024,1,500,,LS,Running,0,9223372036854775807,0\n' >"$tmp/pods-big.csv"
+expect 1 "kerf sim openb-replay: $tmp/pods-big.csv:2: column 'deletion_time': 9223372036854775807 is outside 0..1000000000000" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods-big.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,500\n' >"$tmp/pods-untimed.csv"
+expect 1 "kerf sim openb-replay: $tmp/pods-untimed.csv:1: the pod list has no creation_time or no deletion_time column; a replay in time needs both" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods-untimed.csv"
+printf '\357\273\277sn,cpu_milli,memory_mib,gpu,model,gpu\nn0,96000,786432,8,V100M16,8\n' >"$tmp/nodes-dup.csv"
+expect 1 "kerf sim openb: $tmp/nodes-dup.csv:1: column 'gpu' is named twice (fields 4 and 6)" \
+	"$kerf" sim openb --nodes "$tmp/nodes-dup.csv" --pods "$tmp/pods.csv"
+printf '\357\273\277sn,cpu_milli,memory_mib,gpu,model\nn0,96000,786432,8,V100M16\n' >"$tmp/nodes-bom.csv"
+expect 0 "" "$kerf" sim openb-replay --nodes "$tmp/nodes-bom.csv" --pods "$tmp/pods.csv" --days 1
+
 # ---- valid options still run --------------------------------------------
 expect 0 "" "$kerf" "${o[@]}" --seeds 18446744073709551615-18446744073709551615 --policy first-fit --inflate 1.3 --arrival-s 0.5 --jobs 1
 echo "1..$n"

@@ -3,7 +3,9 @@
  * line numbers kept, "\r\n" endings, and the rejections (quotes, NUL bytes,
  * rows over KERF_CSV_MAX_LINE, more than KERF_CSV_MAX_FIELDS fields), plus
  * kerf_csv_int on empty, non-digit, overflowing and out-of-range fields.
- * Every error message must start with "path:line".
+ * Every error message must start with "path:line".  A leading UTF-8 byte
+ * order mark is skipped, a header naming a column twice is refused, and
+ * paths and fields are escaped in messages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -282,6 +284,66 @@ static void test_int_column_index(void **state)
 	assert_string_equal(err.msg, "t.csv:2: column 'cpu' is missing");
 }
 
+static void test_bom(void **state)
+{
+	struct kerf_csv *r = open_str("\xef\xbb\xbfsn,gpu\nn0,1\n");
+
+	(void)state;
+	assert_int_equal(kerf_csv_header(r, NULL), 1);
+	assert_int_equal(r->line, 1);
+	assert_int_equal(kerf_csv_find(r, "sn"), 0);
+	assert_int_equal(kerf_csv_next(r, NULL), 1);
+	assert_string_equal(r->fields[0], "n0");
+	free(r);
+	/* only at the very start: a BOM later is part of the field */
+	r = open_str("a\n\xef\xbb\xbf" "b\n");
+	assert_int_equal(kerf_csv_next(r, NULL), 1);
+	assert_int_equal(kerf_csv_next(r, NULL), 1);
+	assert_string_equal(r->fields[0], "\xef\xbb\xbf" "b");
+	free(r);
+	/* a BOM alone is an empty file */
+	r = open_str("\xef\xbb\xbf");
+	assert_int_equal(kerf_csv_header(r, NULL), 0);
+	free(r);
+}
+
+static void test_header_duplicates(void **state)
+{
+	struct kerf_csv *r = open_str("\n\na,b,c,b\n");
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(kerf_csv_header(r, &err), -KERF_EPARSE);
+	assert_string_equal(err.msg, "t.csv:3: column 'b' is named twice (fields 2 and 4)");
+	free(r);
+	/* the name quoted escaped */
+	kerf_err_clear(&err);
+	r = open_str("\x1b[2J,x,\x1b[2J\n");
+	assert_int_equal(kerf_csv_header(r, &err), -KERF_EPARSE);
+	assert_string_equal(err.msg, "t.csv:1: column '\\x1b[2J' is named twice (fields 1 and 3)");
+	free(r);
+	/* distinct names are fine; so is no header at all */
+	r = open_str("a,b,c\n");
+	assert_int_equal(kerf_csv_header(r, NULL), 1);
+	free(r);
+	r = open_str("");
+	assert_int_equal(kerf_csv_header(r, NULL), 0);
+	free(r);
+}
+
+static void test_path_escaped(void **state)
+{
+	struct kerf_csv *r = malloc(sizeof(*r));
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	assert_non_null(r);
+	kerf_csv_init(r, "a\x1b]0;t\x07\nb.csv", "\"\n", 2);
+	assert_int_equal(kerf_csv_next(r, &err), -KERF_EPARSE);
+	assert_string_equal(err.msg, "a\\x1b]0;t\\x07\\x0ab.csv:1: quoted fields are not supported");
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +357,9 @@ int main(void)
 		cmocka_unit_test(test_int_values),
 		cmocka_unit_test(test_int_rejections),
 		cmocka_unit_test(test_int_column_index),
+		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_header_duplicates),
+		cmocka_unit_test(test_path_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,9 @@
  * nothing of the failed file kept, duplicate node names, gpu_spec turned
  * into a model mask by kerf_openb_pod_request (unknown models fit nowhere),
  * kerf_openb_cluster with and without an order, and kerf_openb_load.
+ * Times that would overflow in milliseconds and deletions before creation
+ * are refused; a column named twice is refused and a UTF-8 byte order mark
+ * skipped; fields and paths are escaped in messages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -289,9 +292,64 @@ static void test_bad_pods(void **state)
 	expect_bad_pod("p,1,1,1,500,,x,2", -KERF_EPARSE,
 		       "pods.csv:3: column 'creation_time': 'x' is not an integer");
 	expect_bad_pod("p,1,1,1,500,,1,-2", -KERF_ERANGE,
-		       "pods.csv:3: column 'deletion_time': -2 is outside 0..9223372036854775807");
+		       "pods.csv:3: column 'deletion_time': -2 is outside 0..1000000000000");
+	/* escaped: a control byte in a field cannot forge output */
 	expect_bad_pod("p,1,1,1,500,,1,2\x01", -KERF_EPARSE,
-		       "pods.csv:3: column 'deletion_time': '2\x01' is not an integer");
+		       "pods.csv:3: column 'deletion_time': '2\\x01' is not an integer");
+	expect_bad_pod("p,\x1b[2J,1,1,500,,1,2", -KERF_EPARSE,
+		       "pods.csv:3: column 'cpu_milli': '\\x1b[2J' is not an integer");
+	/* times that would overflow in milliseconds (2^63 - 1 s x 1000) */
+	expect_bad_pod("p,1,1,1,500,,9223372036854775807,9223372036854775807",
+		       -KERF_ERANGE,
+		       "pods.csv:3: column 'creation_time': 9223372036854775807 is outside 0..1000000000000");
+	expect_bad_pod("p,1,1,1,500,,0,9223372036854775807", -KERF_ERANGE,
+		       "pods.csv:3: column 'deletion_time': 9223372036854775807 is outside 0..1000000000000");
+	expect_bad_pod("p,1,1,1,500,,1000000000001,1000000000001", -KERF_ERANGE,
+		       "pods.csv:3: column 'creation_time': 1000000000001 is outside 0..1000000000000");
+	expect_bad_pod("p,1,1,1,500,,10,9", -KERF_ERANGE,
+		       "pods.csv:3: column 'deletion_time': 9 is before the creation_time 10");
+}
+
+static void test_columns(void **state)
+{
+	struct kerf_openb o;
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	kerf_openb_init(&o);
+	/* a column named twice is refused, with its name and line */
+	assert_int_equal(parse_pods(&o, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,cpu_milli\n"
+				    "p,1,1,0,0,2\n", &err), -KERF_EPARSE);
+	assert_string_equal(err.msg, "pods.csv:1: column 'cpu_milli' is named twice (fields 2 and 6)");
+	kerf_err_clear(&err);
+	assert_int_equal(parse_nodes(&o, "\nsn,cpu_milli,memory_mib,gpu,model,gpu\n"
+				     "n,1,1,0,,0\n", &err), -KERF_EPARSE);
+	assert_string_equal(err.msg, "nodes.csv:2: column 'gpu' is named twice (fields 4 and 6)");
+	assert_int_equal(o.nr_nodes, 0);
+	assert_int_equal(o.nr_pods, 0);
+	/* a UTF-8 byte order mark before the header is skipped */
+	kerf_err_clear(&err);
+	assert_int_equal(parse_nodes(&o, "\xef\xbb\xbf" NODE_HEADER
+				     "n0,1000,1024,1,T4\n", &err), 0);
+	assert_int_equal(o.nr_nodes, 1);
+	assert_string_equal(o.nodes[0].name, "n0");
+	assert_int_equal(parse_pods(&o, "\xef\xbb\xbf" POD_HEADER
+				    "p,1,1,1,500,,1,2\n", &err), 0);
+	assert_int_equal(o.nr_pods, 1);
+	assert_false(o.untimed);
+	/* the 5-column lists have no times: marked, for the replay to refuse */
+	assert_int_equal(parse_pods(&o, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+				    "q,1,1,1,500\n", &err), 0);
+	assert_true(o.untimed);
+	assert_int_equal(o.pods[1].creation_s, -1);
+	kerf_openb_release(&o);
+	/* a path with control characters is escaped in messages */
+	kerf_openb_init(&o);
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_openb_parse_pods(&o, "p\x1b[2J\n.csv", "x\n", 2, &err),
+			 -KERF_EPARSE);
+	assert_string_equal(err.msg, "p\\x1b[2J\\x0a.csv:1: header has no column 'name'");
+	kerf_openb_release(&o);
 }
 
 static void test_bad_pod_files(void **state)
@@ -568,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_bad_nodes),
 		cmocka_unit_test(test_bad_node_files),
 		cmocka_unit_test(test_bad_pods),
+		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_bad_pod_files),
 		cmocka_unit_test(test_many_rows_then_error),
 		cmocka_unit_test(test_model_mem),
