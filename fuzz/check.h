@@ -38,8 +38,9 @@ static inline void fuzz_violated(int line, const char *what, const char *msg)
 
 /*
  * A decoder refused its input: the code is negative and recorded, the
- * message is a string, and it starts with "path:" (out of memory may
- * name no file when named_oom is false).
+ * message is a string of printable ASCII only (whatever of the input it
+ * quotes is escaped, so no input can forge output), and it starts with
+ * "path:" (out of memory may name no file when named_oom is false).
  */
 static inline void fuzz_check_refusal(int rc, const struct kerf_err *err,
 				      const char *path, bool named_oom)
@@ -48,6 +49,8 @@ static inline void fuzz_check_refusal(int rc, const struct kerf_err *err,
 
 	CHECK(rc < 0 && err->code == rc);
 	CHECK(memchr(err->msg, '\0', sizeof(err->msg)) != NULL);
+	for (const char *p = err->msg; *p; p++)
+		CHECK_MSG(*p >= ' ' && *p < 0x7f, err->msg);
 	if (rc == -KERF_ENOMEM && !named_oom)
 		return;
 	CHECK_MSG(strncmp(err->msg, path, len) == 0 && err->msg[len] == ':',

@@ -18,6 +18,11 @@
 
 #include <yaml.h>
 
+#include "base/buf.h"
+
+/* text of the input (a tag, an anchor) quoted in a message, escaped */
+enum { SHOWN_SIZE = 64 };
+
 #define TAG_STR "tag:yaml.org,2002:str"
 #define TAG_SEQ "tag:yaml.org,2002:seq"
 #define TAG_MAP "tag:yaml.org,2002:map"
@@ -41,7 +46,7 @@ struct frame {
 
 struct builder {
 	struct kerf_yaml_doc *doc;
-	const char *path;
+	char path[160];                    /* escaped, for messages */
 	const struct kerf_yaml_limits *lim;
 	struct kerf_err *err;
 	struct frame *stack;               /* lim->max_depth frames */
@@ -194,12 +199,13 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
 {
 	const yaml_char_t *tag = ev->data.scalar.tag;
 	uint32_t line = line_of(ev->start_mark.line);
+	char show[SHOWN_SIZE];
 	struct kerf_yaml_node *n;
 	int rc;
 
 	if (tag && !tag_is(tag, "!") && !tag_is(tag, TAG_STR))
 		return fail(b, line, "tag '%s' is not supported",
-			    (const char *)tag);
+			    kerf_escape(show, sizeof(show), (const char *)tag));
 	if ((rc = count_nodes(b, 1, line)) < 0)
 		return rc;
 	n = kerf_arena_alloc(&b->doc->arena, sizeof(*n));
@@ -229,6 +235,7 @@ static int on_start(struct builder *b, const yaml_event_t *ev,
 {
 	const yaml_char_t *tag, *anchor;
 	uint32_t line = line_of(ev->start_mark.line);
+	char show[SHOWN_SIZE];
 	struct frame *f;
 	struct kerf_yaml_node *n;
 	int rc;
@@ -243,7 +250,7 @@ static int on_start(struct builder *b, const yaml_event_t *ev,
 	if (tag && !tag_is(tag, "!") &&
 	    !tag_is(tag, kind == KERF_YAML_SEQ ? TAG_SEQ : TAG_MAP))
 		return fail(b, line, "tag '%s' is not supported",
-			    (const char *)tag);
+			    kerf_escape(show, sizeof(show), (const char *)tag));
 	if (b->depth >= b->lim->max_depth)
 		return fail(b, line, "nested deeper than %d levels",
 			    b->lim->max_depth);
@@ -307,11 +314,12 @@ static int on_alias(struct builder *b, const yaml_event_t *ev)
 	const char *name = (const char *)ev->data.alias.anchor;
 	const struct anchor *a = anchor_find(b, name);
 	uint32_t line = line_of(ev->start_mark.line);
+	char show[SHOWN_SIZE];
 	int rc;
 
 	if (!a)
 		return fail(b, line, "alias '*%s' names no complete anchor before it",
-			    name);
+			    kerf_escape(show, sizeof(show), name));
 	if (a->height > b->lim->max_depth - b->depth)
 		return fail(b, line, "nested deeper than %d levels (through an alias)",
 			    b->lim->max_depth);
@@ -384,7 +392,7 @@ int kerf_yaml_load(struct kerf_yaml_doc *doc, const char *path,
 		   const struct kerf_yaml_limits *lim, struct kerf_err *err)
 {
 	struct builder b = {
-		.doc = doc, .path = path, .lim = lim, .err = err,
+		.doc = doc, .lim = lim, .err = err,
 	};
 	yaml_parser_t parser;
 	bool done = false;
@@ -392,13 +400,14 @@ int kerf_yaml_load(struct kerf_yaml_doc *doc, const char *path,
 
 	memset(doc, 0, sizeof(*doc));
 	kerf_arena_init(&doc->arena, 0);
+	kerf_escape(b.path, sizeof(b.path), path);
 	if (len > lim->max_bytes)
 		return kerf_err_set(err, -KERF_ELIMIT,
-				    "%s: larger than %zu bytes", path,
+				    "%s: larger than %zu bytes", b.path,
 				    lim->max_bytes);
 	if (lim->max_depth < 1)
 		return kerf_err_set(err, -KERF_EINVAL, "%s: bad YAML limits",
-				    path);
+				    b.path);
 	b.stack = calloc((size_t)lim->max_depth, sizeof(*b.stack));
 	if (!b.stack)
 		return oom(&b);

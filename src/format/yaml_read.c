@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
+
 enum {
 	KNOWN_MAX = 400,                   /* "unknown key (known: ...)" */
 };
@@ -16,7 +18,7 @@ void kerf_yread_init(struct kerf_yread *r, const char *path,
 		     struct kerf_err *err)
 {
 	memset(r, 0, sizeof(*r));
-	r->path = path;
+	kerf_escape(r->path, sizeof(r->path), path);
 	r->err = err;
 }
 
@@ -95,19 +97,7 @@ void kerf_yread_pop(struct kerf_yread *r, size_t mark)
 
 void kerf_yread_show(char *out, size_t size, const struct kerf_yaml_node *n)
 {
-	size_t used = 0, i;
-
-	for (i = 0; i < n->len && i < KERF_YREAD_SHOW_MAX && used + 1 < size;
-	     i++) {
-		unsigned char ch = (unsigned char)n->text[i];
-
-		out[used++] = ch >= ' ' && ch < 0x7f ? (char)ch : '?';
-	}
-	if (i < n->len && used + 4 < size) {
-		memcpy(out + used, "...", 3);
-		used += 3;
-	}
-	out[used] = '\0';
+	kerf_escape_n(out, size, n->text, n->len);
 }
 
 void kerf_yread_add_list(char *out, size_t size, size_t *used,
@@ -159,8 +149,7 @@ int kerf_yread_take_map(struct kerf_yread *r, const struct kerf_yaml_node *n,
 		for (j = 0; j < nr_keys; j++)
 			kerf_yread_add_list(known, sizeof(known), &used,
 					    keys[j]);
-		mark = r->raw_keys ? kerf_yread_push_key(r, k->text)
-				   : kerf_yread_push_key_node(r, k);
+		mark = kerf_yread_push_key_node(r, k);
 		rc = kerf_yread_fail(r, k, "unknown key (known: %s)", known);
 		kerf_yread_pop(r, mark);
 		return rc;

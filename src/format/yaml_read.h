@@ -11,11 +11,13 @@
  * or "file:line: reason" at the top, where the path is empty.  A path
  * longer than KERF_YREAD_FIELD_MAX - 1 bytes is cut short.
  *
- * kerf_yread_show quotes text taken from the input for a message:
- * printable ASCII, anything else as '?', at most KERF_YREAD_SHOW_MAX bytes
- * then "...".  Unknown keys are quoted so too, unless the reader asks for
- * them as written (raw_keys, which sim/scenario's messages have always
- * used).
+ * kerf_yread_show quotes text taken from the input for a message, escaped
+ * as kerf_escape_n does (base/buf.h: every byte that is not printable
+ * ASCII as \xNN, the backslash and the quote escaped) and shortened with
+ * "..." to fit KERF_YREAD_SHOWN_SIZE.  Keys taken from the input (unknown
+ * keys, quota resources) go onto the field path the same way, and the path
+ * of the file is kept escaped: no message can carry a raw ESC or newline
+ * from a file or a file name, so none can forge output.
  *
  * Every failure is -KERF_EPARSE with the message in the reader's err (first
  * message wins, see base/err.h); nothing here allocates.
@@ -31,23 +33,18 @@
 
 enum {
 	KERF_YREAD_FIELD_MAX = 320,        /* the field path, with the NUL */
-	KERF_YREAD_SHOW_MAX = 40,          /* bytes of input text quoted back */
-	KERF_YREAD_SHOWN_SIZE = KERF_YREAD_SHOW_MAX + 4, /* "..." and NUL */
+	KERF_YREAD_SHOWN_SIZE = 64,        /* input text quoted back, with NUL */
+	KERF_YREAD_PATH_SHOWN = 160,       /* the file's path, escaped */
 };
 
 struct kerf_yread {
-	const char *path;                  /* the file, for messages */
+	char path[KERF_YREAD_PATH_SHOWN];  /* the file, escaped, for messages */
 	struct kerf_err *err;
 	char field[KERF_YREAD_FIELD_MAX];  /* path of the value at hand */
 	size_t field_len;
-	/*
-	 * How kerf_yread_take_map names an unknown key in the field path:
-	 * false, through kerf_yread_show; true, as written (up to a NUL).
-	 */
-	bool raw_keys;
 };
 
-/* An empty field path; messages name path and go to err. */
+/* An empty field path; messages name path (escaped) and go to err. */
 void kerf_yread_init(struct kerf_yread *r, const char *path,
 		     struct kerf_err *err);
 
@@ -64,7 +61,7 @@ int kerf_yread_fail_key(struct kerf_yread *r, const struct kerf_yaml_node *at,
 /* Append ".key" ("key" at the top); returns the mark to pop back to. */
 size_t kerf_yread_push_key(struct kerf_yread *r, const char *key);
 
-/* Append a key taken from the input (scalar k), shown safely. */
+/* Append a key taken from the input (scalar k), escaped. */
 size_t kerf_yread_push_key_node(struct kerf_yread *r,
 				const struct kerf_yaml_node *k);
 

@@ -309,8 +309,8 @@ int kerf_mig_node_parse(struct kerf_mig_node_desc *d, const char *path,
 	r.model = NULL;
 	if (!doc.root || kerf_yaml_is_null(doc.root))
 		rc = kerf_err_set(err, -KERF_EPARSE,
-				  "%s:%u: the node description is empty", path,
-				  doc.root ? doc.root->line : 1);
+				  "%s:%u: the node description is empty",
+				  r.y.path, doc.root ? doc.root->line : 1);
 	else
 		rc = parse_top(&r, doc.root, &tmp);
 	kerf_yaml_release(&doc);

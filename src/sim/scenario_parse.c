@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "core/policy.h"
 #include "core/resources.h"
 #include "core/mig/geometry.h"
@@ -473,9 +474,12 @@ static int resource_dim(struct reader *r, const struct kerf_yaml_node *key)
 		    ? find_model(r, key->text)
 		    : -1;
 	if (m < 0) {
+		char shown[KERF_YREAD_SHOWN_SIZE];
+
+		kerf_yread_show(shown, sizeof(shown), key);
 		kerf_yread_fail(&r->y, key,
 				"'%s' is not cpu, memory or the GPU model of a node group",
-				key->text);
+				shown);
 		return -1;
 	}
 	return kerf_res_gpu(m);
@@ -896,7 +900,7 @@ static int parse_quota(struct reader *r, const struct kerf_yaml_node *map,
 				       "must be a mapping of resources to quotas");
 	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
 		const struct kerf_yaml_node *key = map->pairs[i].key;
-		size_t mark = kerf_yread_push_key(&r->y, key->text);
+		size_t mark = kerf_yread_push_key_node(&r->y, key);
 		struct kerf_scn_quota *line;
 		int dim = resource_dim(r, key);
 
@@ -942,7 +946,7 @@ static int parse_flavor_weights(struct reader *r,
 				       "must be a mapping of GPU models to weights");
 	for (size_t i = 0; rc == 0 && i < map->nr; i++) {
 		const struct kerf_yaml_node *key = map->pairs[i].key;
-		size_t mark = kerf_yread_push_key(&r->y, key->text);
+		size_t mark = kerf_yread_push_key_node(&r->y, key);
 		int dim = resource_dim(r, key);
 		int64_t pct;
 
@@ -951,7 +955,7 @@ static int parse_flavor_weights(struct reader *r,
 		else if (dim < KERF_RES_GPU0)
 			rc = kerf_yread_fail(&r->y, key,
 					     "budgets count GPU-hours: '%s' is not a GPU model",
-					     key->text);
+					     key->text);   /* cpu or memory */
 		else if (seen[dim])
 			rc = kerf_yread_fail(&r->y, key, "given twice");
 		else if ((rc = get_qty(r, map->pairs[i].value, &q_flavor_weight,
@@ -1655,16 +1659,18 @@ int kerf_scenario_parse(struct kerf_scenario *sc, const char *path,
 		return rc;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
+		char shown[KERF_YREAD_PATH_SHOWN];
+
 		kerf_yaml_release(&doc);
-		return kerf_err_set(err, -KERF_ENOMEM, "%s: out of memory", path);
+		return kerf_err_set(err, -KERF_ENOMEM, "%s: out of memory",
+				    kerf_escape(shown, sizeof(shown), path));
 	}
 	kerf_yread_init(&r->y, path, err);
-	r->y.raw_keys = true;              /* unknown keys named as written */
 	r->sc = sc;
 	kerf_classes_init(&sc->classes);
 	if (!doc.root || kerf_yaml_is_null(doc.root))
 		rc = kerf_err_set(err, -KERF_EPARSE,
-				  "%s:%u: the scenario is empty", path,
+				  "%s:%u: the scenario is empty", r->y.path,
 				  doc.root ? doc.root->line : 1);
 	else
 		rc = parse_top(r, doc.root);

@@ -274,6 +274,8 @@ static const struct reject rejects[] = {
 	/* keys */
 	{ "unknown top-level key", M1 "  - instances: []\nnodes: 3\n",
 	  "n.yaml:4: nodes: unknown key (known: node, model, gpus, demand)", NULL },
+	{ "unknown key with ESC and a newline, escaped", M1 "  - instances: []\n\"\\e[2J\\nforged: 1\": 2\n",
+	  "n.yaml:4: \\x1b[2J\\x0aforged: 1: unknown key (known: node, model, gpus, demand)", NULL },
 	{ "unknown key of a GPU", M1 "  - instances: []\n    mig: true\n",
 	  "n.yaml:4: gpus[0].mig: unknown key (known: instances)", NULL },
 	{ "unknown key of an instance", INST("profile: 1g.5gb, start: 0, used: true"),
@@ -306,7 +308,7 @@ static const struct reject rejects[] = {
 	{ "unknown profile in demand", DEMAND("  1g.5gb: 1\n  2g.20gb: 1\n"),
 	  "n.yaml:6: demand.2g.20gb: A100-40GB has no profile '2g.20gb' (profiles: 1g.5gb, ", NULL },
 	{ "unprintable profile shown safely", DEMAND("  \"1g\\t5gb\": 1\n"),
-	  "n.yaml:5: demand.1g?5gb: A100-40GB has no profile '1g?5gb' (profiles: ", NULL },
+	  "n.yaml:5: demand.1g\\x095gb: A100-40GB has no profile '1g\\x095gb' (profiles: ", NULL },
 
 	/* numbers */
 	{ "start not an integer", INST("profile: 1g.5gb, start: one"),

@@ -689,6 +689,16 @@ static const struct reject rejects[] = {
 	  "s.yaml:6: yaml: more than 1000000 nodes (aliases count as what they name)" },
 	{ "unknown top-level key", B1 "horizon: 3\n",
 	  "s.yaml:2: horizon: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
+	{ "unknown key with ESC and a newline, escaped",
+	  B1 "\"\\e[2J\\ns.yaml:1: forged\": 3\n",
+	  "s.yaml:2: \\x1b[2J\\x0as.yaml:1: forged: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
+	{ "unknown key with a quote and a backslash", B1 "\"a'b\\\\c\": 3\n",
+	  "s.yaml:2: a\\'b\\\\c: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
+	{ "long unknown key, shortened",
+	  B1 "k0123456789012345678901234567890123456789012345678901234567890123456789: 3\n",
+	  "s.yaml:2: k01234567890123456789012345678901234567890123456789012345678...: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
+	{ "yaml tag with ESC, escaped", "horizon_h: !<x%1B%0Ay> 1\n",
+	  "s.yaml:1: yaml: tag 'x\\x1b\\x0ay' is not supported" },
 	{ "unknown nested key", GROUP(NODE ", gpu: 1"),
 	  "s.yaml:4: cluster.nodes[0].gpu: unknown key (known: prefix, count, cpu, memory_gib, gpus, model, gpu_memory_gib, nvlink_domain_nodes, mig_gpus)" },
 	{ "key given twice", B1 "seed: 1\nseed: 2\n" B_CLUSTER,
@@ -818,6 +828,9 @@ static const struct reject rejects[] = {
 	  "s.yaml:10: tenants[0].weight: must be an integer from 1 to 1000000" },
 	{ "quota nominal negative", NO_WL "  - { name: t, quota: { A100: { nominal: -1 } } }\n",
 	  "s.yaml:19: tenants[1].quota.A100.nominal: must be a number of GPUs >= 0" },
+	{ "quota resource with ESC and a newline, escaped",
+	  NO_WL "  - { name: t, quota: { \"\\e[2J\\nx\": { nominal: 1 } } }\n",
+	  "s.yaml:19: tenants[1].quota.\\x1b[2J\\x0ax: '\\x1b[2J\\x0ax' is not cpu, memory or the GPU model of a node group" },
 	{ "quota of an unknown model", NO_WL "  - { name: t, quota: { H100: { nominal: 1 } } }\n",
 	  "s.yaml:19: tenants[1].quota.H100: 'H100' is not cpu, memory or the GPU model of a node group" },
 	{ "quota resource twice", NO_WL "  - { name: t, quota: { cpu: { nominal: 1 }, cpu: { nominal: 2 } } }\n",
@@ -1036,6 +1049,30 @@ static void test_load(void **state)
 	remove(path);
 }
 
+/* The path is quoted escaped in every message, from every layer. */
+static void test_path_escaped(void **state)
+{
+	static const char path[] = "s\x1b[2J\n.yaml";
+	static const struct {
+		const char *yaml, *msg;
+	} cases[] = {
+		{ "", "s\\x1b[2J\\x0a.yaml:1: the scenario is empty" },
+		{ "a: [1\n", "s\\x1b[2J\\x0a.yaml:2: yaml: did not find expected ',' or ']' (while parsing a flow sequence from line 1)" },
+		{ "horizon: 1\n", "s\\x1b[2J\\x0a.yaml:1: horizon: unknown key (known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kerf_scenario sc;
+		struct kerf_err err = { 0 };
+
+		assert_int_equal(kerf_scenario_parse(&sc, path, cases[i].yaml,
+						     strlen(cases[i].yaml), &err),
+				 -KERF_EPARSE);
+		assert_string_equal(err.msg, cases[i].msg);
+	}
+}
+
 static void test_build_rejects(void **state)
 {
 	struct kerf_scenario sc;
@@ -1082,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_classes),
 		cmocka_unit_test(test_too_many_models),
 		cmocka_unit_test(test_too_large),
+		cmocka_unit_test(test_path_escaped),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_build_rejects),
 	};
