@@ -12,6 +12,12 @@
  * top level's within the cluster).  kerf_scenario_build validates again, for
  * scenarios made by hand.
  *
+ * It also refuses what could only run forever or never: a run of more than
+ * SCN_MAX_CYCLES scheduling cycles, more than SCN_MAX_TOTAL_WORKLOADS
+ * workloads or SCN_MAX_TOTAL_PODS pods over all generators (the work and
+ * memory of a run, bounded before anything is built), and a generator
+ * whose pod or gang fits on no node or NVLink domain it may use.
+ *
  * Numbers are decimals converted to the core's integer units exactly: the
  * written digits are multiplied by the unit (1000 milli-cores per core, 1024
  * MiB per GiB, 1000 ms per second, ...) digit by digit and rounded half up,
@@ -46,6 +52,15 @@ enum {
 	SCN_MAX_TENANTS = 4096,            /* not counting the root */
 	SCN_MAX_GENERATORS = 4096,
 	SCN_MAX_WORKLOADS = 1000000,       /* per generator */
+	/*
+	 * The work and memory of a run, bounded up front: scheduling cycles
+	 * (horizon / cycle), workloads and pods over all generators.  A
+	 * workload costs the simulator about 2 KiB and a few events per run.
+	 */
+	SCN_MAX_CYCLES = 10000000,
+	SCN_MAX_TOTAL_WORKLOADS = 1000000,
+	SCN_MAX_TOTAL_PODS = 10000000,
+	SCN_MIG_MAX_SLICES = 7,            /* compute slices of any MIG GPU */
 	SCN_MAX_WEIGHT = 1000000,
 	SCN_POLICY_MAX = 32,               /* sizeof(sc->policy) */
 };
@@ -133,6 +148,8 @@ struct reader {
 	size_t model_mem_group[KERF_MAX_MODELS];  /* the group that stated it */
 	int nr_models;
 	int64_t capacity[KERF_MAX_RES];     /* of the cluster, per dimension */
+	uint64_t total_workloads;           /* over the generators so far */
+	uint64_t total_pods;
 };
 
 static int oom(struct reader *r)
@@ -1468,6 +1485,245 @@ static int gen_times(struct reader *r, const struct kerf_yaml_node *map,
 	return 0;
 }
 
+/* ---- impossible work ------------------------------------------------ */
+
+/*
+ * A generator's pods must fit the cluster, or its work waits forever with
+ * no reason shown.  The checks are necessary conditions only, so a
+ * scenario they pass may still leave work waiting (quotas, other work,
+ * fragmentation), but one they refuse can never run:
+ *  - one pod fits on some node the pods may use: its GPUs, cores, memory
+ *    and GPU memory, each alone and all together;
+ *  - the gang (min_count, else all pods) fits on the nodes the pods may
+ *    use at once, counting how many such pods each node could hold;
+ *  - topology node: the gang fits on one node; nvlink: in one NVLink
+ *    domain (nodes outside any domain are domains of one).
+ */
+
+#define POD_NO_LIMIT UINT64_MAX
+
+/* Does group n take pods like p at all (GPUs, model, MIG mode)? */
+static bool group_eligible(const struct reader *r,
+			   const struct kerf_scn_nodes *n,
+			   const struct kerf_pod *p)
+{
+	int m;
+
+	if (p->nr_gpus == 0)
+		return true;
+	if (n->gpus == 0 || (kerf_pod_is_mig(p) && n->mig_gpus == 0))
+		return false;
+	m = find_model(r, n->model);
+	return !p->model_mask || (m >= 0 && (p->model_mask >> m & 1));
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* At most how many pods like p one node of group n holds (0: none). */
+static uint64_t pods_per_node(const struct reader *r,
+			      const struct kerf_scn_nodes *n,
+			      const struct kerf_pod *p)
+{
+	uint64_t k = POD_NO_LIMIT;
+	int m;
+
+	if (!group_eligible(r, n, p))
+		return 0;
+	if (p->cpu_milli > 0)
+		k = min_u64(k, (uint64_t)(n->cpu_milli / p->cpu_milli));
+	if (p->mem_mib > 0)
+		k = min_u64(k, (uint64_t)(n->mem_mib / p->mem_mib));
+	if (p->nr_gpus == 0)
+		return k;
+	m = find_model(r, n->model);
+	if (!kerf_pod_is_mig(p) && p->gpu_mem_mib > 0 && m >= 0 &&
+	    r->model_mem_mib[m] > 0 && p->gpu_mem_mib > r->model_mem_mib[m])
+		return 0;
+	if (kerf_pod_is_mig(p))
+		return min_u64(k, (uint64_t)n->mig_gpus *
+					  (SCN_MIG_MAX_SLICES / p->mig_slices));
+	if (kerf_pod_is_fraction(p))
+		return min_u64(k, (uint64_t)n->gpus *
+					  (uint64_t)(KERF_GPU_MILLI / p->gpu_milli));
+	return min_u64(k, (uint64_t)(n->gpus / p->nr_gpus));
+}
+
+enum { POD_TEXT_SIZE = 160 };
+
+/* "8 GPUs, 32 cores, 256 GiB" (what one pod asks) into buf. */
+static void pod_text(char buf[POD_TEXT_SIZE], const struct kerf_pod *p)
+{
+	char gpu[48] = "", cpu[48], mem[48];
+
+	if (kerf_pod_is_mig(p))
+		snprintf(gpu, sizeof(gpu), "a MIG instance of %u slices, ",
+			 (unsigned)p->mig_slices);
+	else if (kerf_pod_is_fraction(p))
+		snprintf(gpu, sizeof(gpu), "%d/1000 of a GPU, ", (int)p->gpu_milli);
+	else if (p->nr_gpus)
+		snprintf(gpu, sizeof(gpu), "%u GPU%s, ", (unsigned)p->nr_gpus,
+			 p->nr_gpus == 1 ? "" : "s");
+	fmt_qty(cpu, sizeof(cpu), p->cpu_milli, 1000);
+	fmt_qty(mem, sizeof(mem), p->mem_mib, 1024);
+	snprintf(buf, POD_TEXT_SIZE, "%s%s cores, %s GiB", gpu, cpu, mem);
+}
+
+/* One pod: some node the pods may use must hold it, each need alone first. */
+static int gen_fits_one(struct reader *r, const struct kerf_yaml_node *map,
+			const struct kerf_yaml_node **v,
+			const struct kerf_scn_generator *g)
+{
+	const struct kerf_pod *p = &g->set.req;
+	const char *what = p->nr_gpus ? "node with GPUs the pods may use" : "node";
+	int64_t max_cpu = 0, max_mem = 0;
+	int32_t max_gpu_mem = 0;
+	int max_gpus = 0;
+	bool any = false, untracked = false;
+	char reason[256], a[48], b[48], pod[POD_TEXT_SIZE];
+
+	for (size_t i = 0; i < r->sc->nr_nodes; i++) {
+		const struct kerf_scn_nodes *n = &r->sc->nodes[i];
+		int m;
+
+		if (!group_eligible(r, n, p))
+			continue;
+		if (pods_per_node(r, n, p) > 0)
+			return 0;
+		any = true;
+		max_cpu = n->cpu_milli > max_cpu ? n->cpu_milli : max_cpu;
+		max_mem = n->mem_mib > max_mem ? n->mem_mib : max_mem;
+		if (p->nr_gpus == 0)
+			continue;
+		max_gpus = n->gpus > max_gpus ? n->gpus : max_gpus;
+		m = find_model(r, n->model);
+		if (m < 0 || r->model_mem_mib[m] == 0)
+			untracked = true;
+		else if (r->model_mem_mib[m] > max_gpu_mem)
+			max_gpu_mem = r->model_mem_mib[m];
+	}
+	if (!any)
+		return kerf_yread_fail_key(&r->y, v[W_MODELS] ? v[W_MODELS] : map,
+					   v[W_MODELS] ? "models" : "gpus",
+					   kerf_pod_is_mig(p)
+						   ? "the pods ask for a MIG instance, but no node group they may use has GPUs in MIG mode"
+						   : "the pods ask for GPUs, but no node group they may use has any");
+	if (!kerf_pod_is_mig(p) && !kerf_pod_is_fraction(p) && p->nr_gpus > max_gpus) {
+		snprintf(reason, sizeof(reason),
+			 "%u GPUs per pod, but the largest %s has %d",
+			 (unsigned)p->nr_gpus, what, max_gpus);
+		return kerf_yread_fail_key(&r->y, v[W_GPUS], "gpus", reason);
+	}
+	if (p->cpu_milli > max_cpu) {
+		fmt_qty(a, sizeof(a), p->cpu_milli, 1000);
+		fmt_qty(b, sizeof(b), max_cpu, 1000);
+		snprintf(reason, sizeof(reason),
+			 "%s cores per pod, but the largest %s has %s", a, what, b);
+		return kerf_yread_fail_key(&r->y, v[W_CPU], "cpu", reason);
+	}
+	if (p->mem_mib > max_mem) {
+		fmt_qty(a, sizeof(a), p->mem_mib, 1024);
+		fmt_qty(b, sizeof(b), max_mem, 1024);
+		snprintf(reason, sizeof(reason),
+			 "%s GiB per pod, but the largest %s has %s", a, what, b);
+		return kerf_yread_fail_key(&r->y, v[W_MEMORY], "memory_gib",
+					   reason);
+	}
+	if (!kerf_pod_is_mig(p) && !untracked && p->gpu_mem_mib > max_gpu_mem) {
+		fmt_qty(a, sizeof(a), p->gpu_mem_mib, 1024);
+		fmt_qty(b, sizeof(b), max_gpu_mem, 1024);
+		snprintf(reason, sizeof(reason),
+			 "%s GiB per GPU, but the largest GPU the pods may use has %s",
+			 a, b);
+		return kerf_yread_fail_key(&r->y, v[W_GPU_MEMORY],
+					   "gpu_memory_gib", reason);
+	}
+	pod_text(pod, p);
+	return kerf_yread_fail(&r->y, map,
+			       "no %s fits one pod (%s): each node group falls short in some of it",
+			       what, pod);
+}
+
+/* The gang, min_count pods at once: on the cluster, on a node, a domain. */
+static int gen_fits_gang(struct reader *r, const struct kerf_yaml_node *map,
+			 const struct kerf_yaml_node **v,
+			 const struct kerf_scn_generator *g)
+{
+	const struct kerf_pod *p = &g->set.req;
+	uint64_t gang = g->min_count ? g->min_count : g->set.count;
+	uint64_t total = 0, node_max = 0, domain_max = 0;
+	const struct kerf_yaml_node *at = v[W_MIN_COUNT] ? v[W_MIN_COUNT] : v[W_PODS];
+	const char *key = v[W_MIN_COUNT] ? "min_count" : "pods";
+	char what[POD_TEXT_SIZE], reason[400];
+
+	if (!at)
+		at = map;
+	for (size_t i = 0; i < r->sc->nr_nodes; i++) {
+		const struct kerf_scn_nodes *n = &r->sc->nodes[i];
+		uint64_t k = pods_per_node(r, n, p);
+		uint64_t dom = n->domain_nodes ? min_u64(n->domain_nodes, n->count) : 1;
+
+		if (k == 0)
+			continue;
+		if (k >= gang)
+			return 0;   /* one node holds it: so do a domain and the cluster */
+		node_max = k > node_max ? k : node_max;
+		domain_max = k * dom > domain_max ? k * dom : domain_max;
+		total += k * n->count;   /* k < gang <= 4096, count <= 2^20 */
+	}
+	pod_text(what, p);
+	if (total < gang) {
+		snprintf(reason, sizeof(reason),
+			 "a gang of %" PRIu64 " pods (%s each), but the nodes the pods may use hold at most %" PRIu64 " such pods at once",
+			 gang, what, total);
+		return kerf_yread_fail_key(&r->y, at, key, reason);
+	}
+	if (g->topology == KERF_TOPO_NODE) {
+		snprintf(reason, sizeof(reason),
+			 "node: all %" PRIu64 " pods of the gang on one node, but a node the pods may use holds at most %" PRIu64 " such pods (%s each)",
+			 gang, node_max, what);
+		return kerf_yread_fail_key(&r->y, v[W_TOPOLOGY] ? v[W_TOPOLOGY] : map,
+					   "topology", reason);
+	}
+	if (g->topology == KERF_TOPO_NVLINK && domain_max < gang) {
+		snprintf(reason, sizeof(reason),
+			 "nvlink: all %" PRIu64 " pods of the gang in one NVLink domain, but a domain the pods may use holds at most %" PRIu64 " such pods (%s each; nodes outside any domain are domains of one)",
+			 gang, domain_max, what);
+		return kerf_yread_fail_key(&r->y, v[W_TOPOLOGY] ? v[W_TOPOLOGY] : v[W_PROFILE] ? v[W_PROFILE] : map,
+					   v[W_TOPOLOGY] || !v[W_PROFILE] ? "topology" : "profile",
+					   reason);
+	}
+	return 0;
+}
+
+/* The run's size over all generators so far (SCN_MAX_TOTAL_*). */
+static int gen_totals(struct reader *r, const struct kerf_yaml_node *map,
+		      const struct kerf_yaml_node **v,
+		      const struct kerf_scn_generator *g)
+{
+	char reason[160];
+
+	r->total_workloads += g->count;
+	r->total_pods += (uint64_t)g->count * g->set.count;
+	if (r->total_workloads > SCN_MAX_TOTAL_WORKLOADS) {
+		snprintf(reason, sizeof(reason),
+			 "the generators make %" PRIu64 " workloads in all, more than %d",
+			 r->total_workloads, SCN_MAX_TOTAL_WORKLOADS);
+		return kerf_yread_fail_key(&r->y, v[W_COUNT] ? v[W_COUNT] : map,
+					   "count", reason);
+	}
+	if (r->total_pods > SCN_MAX_TOTAL_PODS) {
+		snprintf(reason, sizeof(reason),
+			 "the generators make %" PRIu64 " pods in all (count x pods), more than %d",
+			 r->total_pods, SCN_MAX_TOTAL_PODS);
+		return kerf_yread_fail_key(&r->y, v[W_PODS] ? v[W_PODS] : map,
+					   "pods", reason);
+	}
+	return 0;
+}
+
 static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 			   struct kerf_scn_generator *g)
 {
@@ -1505,7 +1761,10 @@ static int parse_generator(struct reader *r, const struct kerf_yaml_node *map,
 		return kerf_yread_fail(&r->y, map,
 				       "the pod request is invalid: %s",
 				       why.msg);
-	return 0;
+	if ((rc = gen_totals(r, map, v, g)) < 0 ||
+	    (rc = gen_fits_one(r, map, v, g)) < 0)
+		return rc;
+	return gen_fits_gang(r, map, v, g);
 }
 
 static int parse_workload(struct reader *r, const struct kerf_yaml_node *seq)
@@ -1575,6 +1834,36 @@ static int parse_policy(struct reader *r, const struct kerf_yaml_node *n)
 			       name, known);
 }
 
+/* horizon / cycle: the scheduling cycles of the run, SCN_MAX_CYCLES at most. */
+static int check_cycles(struct reader *r, const struct kerf_yaml_node *root,
+			const struct kerf_yaml_node **v)
+{
+	const struct kerf_scenario *sc = r->sc;
+	int64_t cycles = sc->horizon_ms / sc->cycle_ms;
+	char horizon[48], cycle[48], reason[256];
+	const char *key;
+	const struct kerf_yaml_node *at;
+
+	if (cycles <= SCN_MAX_CYCLES)
+		return 0;
+	/* the horizon in the unit it was given in */
+	fmt_qty(horizon, sizeof(horizon), sc->horizon_ms,
+		v[S_HORIZON_S] ? 1000 : 3600000);
+	fmt_qty(cycle, sizeof(cycle), sc->cycle_ms, 1000);
+	snprintf(reason, sizeof(reason),
+		 "a horizon of %s %s in cycles of %s seconds is %" PRId64 " scheduling cycles, more than %d (a longer cycle_s or a shorter horizon)",
+		 horizon, v[S_HORIZON_S] ? "seconds" : "hours", cycle, cycles,
+		 SCN_MAX_CYCLES);
+	if (v[S_CYCLE]) {
+		key = "cycle_s";
+		at = v[S_CYCLE];
+	} else {
+		key = v[S_HORIZON_H] ? "horizon_h" : "horizon_s";
+		at = v[S_HORIZON_H] ? v[S_HORIZON_H] : v[S_HORIZON_S];
+	}
+	return kerf_yread_fail_key(&r->y, at ? at : root, key, reason);
+}
+
 static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
 {
 	const struct kerf_yaml_node *v[S_NR_];
@@ -1599,6 +1888,8 @@ static int parse_top(struct reader *r, const struct kerf_yaml_node *root)
 	sc->cycle_ms = 10000;
 	if ((rc = key_qty(r, v[S_CYCLE], "cycle_s", &q_seconds_pos,
 			  &sc->cycle_ms)) < 0)
+		return rc;
+	if ((rc = check_cycles(r, root, v)) < 0)
 		return rc;
 	snprintf(sc->policy, sizeof(sc->policy), "%s", KERF_POLICY_DEFAULT);
 	if (v[S_POLICY])

@@ -69,9 +69,9 @@ static const char full_yaml[] =
 	"      memory_gib: 256.25\n"
 	"    - prefix: l4-\n"
 	"      count: 3\n"
-	"      cpu: 32\n"
-	"      memory_gib: 128\n"
-	"      gpus: 2\n"
+	"      cpu: 64\n"
+	"      memory_gib: 512\n"
+	"      gpus: 4\n"
 	"      model: L4\n"
 	"      nvlink_domain_nodes: 2\n"
 	"    - prefix: h100b-\n"
@@ -314,9 +314,9 @@ static void check_full_built(const struct kerf_state *st)
 	assert_int_equal(tt->nr, 6);
 	/* the root's nominal is the capacity */
 	assert_int_equal(tt->t[0].quota.nominal.v[h100], (8 * 8 + 4) * 1000);
-	assert_int_equal(tt->t[0].quota.nominal.v[l4], 3 * 2 * 1000);
+	assert_int_equal(tt->t[0].quota.nominal.v[l4], 3 * 4 * 1000);
 	assert_int_equal(tt->t[0].quota.nominal.v[KERF_RES_CPU],
-			 8 * 192000 + 2 * 64500 + 3 * 32000 + 96000);
+			 8 * 192000 + 2 * 64500 + 3 * 64000 + 96000);
 	t = &tt->t[1];
 	assert_string_equal(t->name, "research");
 	assert_int_equal(t->parent, 0);
@@ -471,6 +471,7 @@ static int64_t hours(const char *text)
 
 	snprintf(yaml, sizeof(yaml),
 		 "horizon_h: %s\n"
+		 "cycle_s: 3600\n"      /* a million hours in 10^6 cycles */
 		 "cluster: { nodes: [ { prefix: n, count: 1, cpu: 1, memory_gib: 1 } ] }\n",
 		 text);
 	parse_ok(&sc, yaml);
@@ -628,8 +629,72 @@ struct reject {
 #define MIG_WL(fields)                                                  \
 	MIG_BASE "workload:\n  - { name: w, tenant: team, class: low, duration_s: 60, " fields " }\n"
 
+/* GPU memory tracked (40 GiB), two groups; the workload is on line 12 */
+#define MEM_BASE B1                                                     \
+	"cluster:\n  nodes:\n"                                          \
+	"    - { prefix: a, count: 2, cpu: 64, memory_gib: 512, gpus: 8, model: A100, gpu_memory_gib: 40 }\n" \
+	"    - { prefix: l, count: 2, cpu: 192, memory_gib: 512, gpus: 2, model: L4 }\n" \
+	B_CLASSES "tenants:\n  - { name: team }\n"
+#define MEM_WL(fields)                                                  \
+	MEM_BASE "workload:\n  - { name: w, tenant: team, class: low, duration_s: 60, " fields " }\n"
+#define KNOWN_TOP "(known: name, seed, horizon_h, horizon_s, cycle_s, policy, cluster, priority_classes, tenants, workload)"
+
 /* clang-format off */
 static const struct reject rejects[] = {
+	/* impossible work: one pod larger than any node it may use */
+	{ "fits: the control", WL("gpus: 8, cpu: 64, memory_gib: 512"), NULL },
+	{ "gpus per pod over the largest node", WL("gpus: 9"),
+	  "s.yaml:20: workload[0].gpus: 9 GPUs per pod, but the largest node with GPUs the pods may use has 8" },
+	{ "cores per pod over the largest node", WL("cpu: 64.5"),
+	  "s.yaml:20: workload[0].cpu: 64.5 cores per pod, but the largest node has 64" },
+	{ "memory per pod over the largest node", WL("memory_gib: 513"),
+	  "s.yaml:20: workload[0].memory_gib: 513 GiB per pod, but the largest node has 512" },
+	{ "GPU memory over the largest GPU", MEM_WL("gpus: 1, gpu_memory_gib: 41, models: [A100]"),
+	  "s.yaml:12: workload[0].gpu_memory_gib: 41 GiB per GPU, but the largest GPU the pods may use has 40" },
+	{ "GPU memory on an untracked model, the control", MEM_WL("gpus: 1, gpu_memory_gib: 41"), NULL },
+	{ "models leave only small nodes", MEM_WL("gpus: 4, models: [L4]"),
+	  "s.yaml:12: workload[0].gpus: 4 GPUs per pod, but the largest node with GPUs the pods may use has 2" },
+	{ "no group has it all", MEM_WL("gpus: 8, cpu: 100"),
+	  "s.yaml:12: workload[0]: no node with GPUs the pods may use fits one pod (8 GPUs, 100 cores, 0 GiB): each node group falls short in some of it" },
+	/* impossible work: a gang larger than what it may use */
+	{ "gang: the control", WL("gpus: 8, pods: 4"), NULL },
+	{ "gang larger than the cluster", WL("gpus: 8, pods: 5"),
+	  "s.yaml:20: workload[0].pods: a gang of 5 pods (8 GPUs, 0 cores, 0 GiB each), but the nodes the pods may use hold at most 4 such pods at once" },
+	{ "gang of min_count: the control", WL("gpus: 8, pods: 6, min_count: 4"), NULL },
+	{ "gang of min_count larger than the cluster", WL("gpus: 8, pods: 6, min_count: 5"),
+	  "s.yaml:20: workload[0].min_count: a gang of 5 pods (8 GPUs, 0 cores, 0 GiB each), but the nodes the pods may use hold at most 4 such pods at once" },
+	{ "gang by cores", WL("cpu: 40, pods: 5"),
+	  "s.yaml:20: workload[0].pods: a gang of 5 pods (40 cores, 0 GiB each), but the nodes the pods may use hold at most 4 such pods at once" },
+	{ "gang of fractions: the control", WL("gpu_fraction: 0.5, pods: 64"), NULL },
+	{ "gang of fractions", WL("gpu_fraction: 0.5, pods: 65"),
+	  "s.yaml:20: workload[0].pods: a gang of 65 pods (500/1000 of a GPU, 0 cores, 0 GiB each), but the nodes the pods may use hold at most 64 such pods at once" },
+	{ "gang of MIG instances: the control", MIG_WL("mig: 3g.40gb, pods: 4"), NULL },
+	{ "gang of MIG instances", MIG_WL("mig: 3g.40gb, pods: 5"),
+	  "s.yaml:11: workload[0].pods: a gang of 5 pods (a MIG instance of 3 slices, 0 cores, 0 GiB each), but the nodes the pods may use hold at most 4 such pods at once" },
+	{ "topology node: the control", WL("gpus: 4, pods: 2, topology: node"), NULL },
+	{ "topology node, gang over one node", WL("gpus: 4, pods: 3, topology: node"),
+	  "s.yaml:20: workload[0].topology: node: all 3 pods of the gang on one node, but a node the pods may use holds at most 2 such pods (4 GPUs, 0 cores, 0 GiB each)" },
+	{ "topology nvlink without domains", WL("gpus: 4, pods: 3, topology: nvlink"),
+	  "s.yaml:20: workload[0].topology: nvlink: all 3 pods of the gang in one NVLink domain, but a domain the pods may use holds at most 2 such pods (4 GPUs, 0 cores, 0 GiB each; nodes outside any domain are domains of one)" },
+	{ "profile training makes it nvlink", WL("gpus: 8, pods: 2, profile: training"),
+	  "s.yaml:20: workload[0].profile: nvlink: all 2 pods of the gang in one NVLink domain, but a domain the pods may use holds at most 1 such pods (8 GPUs, 0 cores, 0 GiB each; nodes outside any domain are domains of one)" },
+	{ "topology nvlink in a domain: the control",
+	  B1 "cluster: { nodes: [ { prefix: n, count: 4, cpu: 64, memory_gib: 512, gpus: 8, model: A100, nvlink_domain_nodes: 2 } ] }\n"
+	  B_CLASSES "tenants:\n  - { name: team }\n"
+	  "workload:\n  - { name: w, tenant: team, class: low, duration_s: 60, gpus: 8, pods: 2, topology: nvlink }\n", NULL },
+	/* the work of a run, bounded up front */
+	{ "cycles: the control", "horizon_s: 100000000\n" B_CLUSTER, NULL },
+	{ "cycles over the bound", "horizon_s: 100000010\n" B_CLUSTER,
+	  "s.yaml:1: horizon_s: a horizon of 100000010 seconds in cycles of 10 seconds is 10000001 scheduling cycles, more than 10000000 (a longer cycle_s or a shorter horizon)" },
+	{ "a million hours in cycles of 1 ms", "horizon_h: 1000000\ncycle_s: 0.001\n" B_CLUSTER,
+	  "s.yaml:2: cycle_s: a horizon of 1000000 hours in cycles of 0.001 seconds is 3600000000000 scheduling cycles, more than 10000000 (a longer cycle_s or a shorter horizon)" },
+	{ "workloads over the bound", NO_WL "workload:\n"
+	  "  - { name: a, tenant: team, class: low, duration_s: 60, count: 600000 }\n"
+	  "  - { name: b, tenant: team, class: low, duration_s: 60, count: 400001 }\n",
+	  "s.yaml:21: workload[1].count: the generators make 1000001 workloads in all, more than 1000000" },
+	{ "pods over the bound", WL("count: 1000000, pods: 11"),
+	  "s.yaml:20: workload[0].pods: the generators make 11000000 pods in all (count x pods), more than 10000000" },
+	{ "pods: the control", WL("count: 1000000, pods: 10"), NULL },
 	{ "mig: the control", MIG_WL("mig: 3g.40gb"), NULL },
 	{ "mig: sized from a fraction, the control", MIG_WL("gpu_fraction: 0.3, sharing: mig"), NULL },
 	{ "mig_gpus on a model without MIG", GROUP(NODE ", gpus: 2, model: L4, mig_gpus: 1"),
