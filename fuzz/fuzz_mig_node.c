@@ -5,8 +5,8 @@
  *
  * Beyond "no crash, no leak, no sanitizer report", each input checks
  * properties and abort()s when one fails:
- *  - on error: the code is negative and recorded, the message starts with
- *    the path given followed by ':', and the description is all zero;
+ *  - on error: the code is negative and recorded, the message is printable
+ *    ASCII and starts with the path given followed by ':', and the description is all zero;
  *  - on success: the model is one of the tables, every value is within its
  *    bounds (name, GPU and instance counts, profiles, starts, demand) and
  *    every GPU's layout is legal; writing the description back as YAML and

@@ -10,8 +10,8 @@
  *
  * Beyond "no crash, no sanitizer report", each input checks properties and
  * abort()s when one fails:
- *  - on error: the code is negative and recorded, the message starts with
- *    the path given followed by ':', and the counts and earlier entries are
+ *  - on error: the code is negative and recorded, the message is printable
+ *    ASCII and starts with the path given followed by ':', and the counts and earlier entries are
  *    unchanged;
  *  - on success: every new entry has sane values (non-empty names of
  *    printable bytes, nr_gpus 0..16, gpu_milli consistent with num_gpu,

@@ -5,13 +5,15 @@
  *
  * Beyond "no crash, no leak, no sanitizer report", each input checks
  * properties and abort()s when one fails:
- *  - on error: the code is negative and recorded, the message starts with
- *    the path given followed by ':', and the scenario is empty (all zero);
+ *  - on error: the code is negative and recorded, the message is printable
+ *    ASCII and starts with the path given followed by ':', and the
+ *    scenario is empty (all zero);
  *  - on success: every value is within the documented bounds (names of
  *    printable ASCII, counts, units, references between sections, parents
- *    before children, leaves for work); writing the scenario back as YAML
- *    (block style, numbers in exact decimals) and parsing that gives the
- *    same scenario (round trip); and a cluster of at most 4096 nodes builds
+ *    before children, leaves for work, the cycles, workloads and pods of
+ *    the whole run); writing the scenario back as YAML (block style,
+ *    numbers in exact decimals) and parsing that gives the same scenario
+ *    (round trip); and a cluster of at most 4096 nodes builds
  *    (a scenario that parsed always builds) into a state that passes
  *    kerf_state_check, with the nodes, tenants and model masks the
  *    scenario says.
@@ -171,6 +173,18 @@ static void check_parsed(const struct kerf_scenario *sc)
 	CHECK(sc->name[0] == '\0' || is_name(sc->name, 63));
 	CHECK(sc->horizon_ms > 0 && sc->horizon_ms <= MAX_MS);
 	CHECK(sc->cycle_ms > 0 && sc->cycle_ms <= MAX_MS);
+	/* the work of a run is bounded up front (docs/scenario.md) */
+	CHECK(sc->horizon_ms / sc->cycle_ms <= 10000000);
+	{
+		uint64_t wl = 0, pods = 0;
+
+		for (size_t g = 0; g < sc->nr_generators; g++) {
+			wl += sc->generators[g].count;
+			pods += (uint64_t)sc->generators[g].count *
+				sc->generators[g].set.count;
+		}
+		CHECK(wl <= 1000000 && pods <= 10000000);
+	}
 	CHECK(kerf_policy_lookup(sc->policy) != NULL);
 	CHECK(sc->nr_nodes >= 1 && sc->nr_nodes <= 4096);
 	for (size_t g = 0; g < sc->nr_nodes; g++) {

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 dir=build-fuzz
-targets=(mig_node openb scenario state_json)
+targets=(mig_node openb options scenario state_json timesim)
 
 if [ ! -f "$dir/build.ninja" ]; then
 	CC=clang meson setup "$dir" --buildtype=debugoptimized \

@@ -25,11 +25,13 @@ int kerf_parse_u64(const char *s, uint64_t *out)
 
 	if (!s || !*s)
 		return -KERF_EPARSE;
+	/* the syntax first: "99999999999999999999x" is not a number at all */
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -KERF_EPARSE;
 	for (const char *p = s; *p; p++) {
 		unsigned d;
 
-		if (*p < '0' || *p > '9')
-			return -KERF_EPARSE;
 		d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return -KERF_ERANGE;

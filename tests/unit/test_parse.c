@@ -50,6 +50,8 @@ static void test_not_digits(void **state)
 	static const char *const bad[] = {
 		"", "-", "+", "-1", "+1", "-0", " 1", "1 ", "\t1", "1\n",
 		"0x10", "1e3", "1.5", "1,2", "12abc", "abc", "1-2", "\xd9\xa1", "1\xff",
+		/* not digits, even where the digits before already overflow */
+		"18446744073709551616x", "99999999999999999999999\x11",
 	};
 
 	(void)state;
