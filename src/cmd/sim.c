@@ -89,6 +89,50 @@ int kerf_cmd_sim(int argc, char **argv)
 	return kerf_cmd_sim_day(argc, argv);
 }
 
+/*
+ * --policy-options: KEY=N[,KEY=N...], each key of lower-case letters,
+ * digits, '_' or '-' and each N decimal digits (kerf_parse_u64).  Which
+ * keys and ranges a policy takes is its own business (it says so when it
+ * is built); this only keeps signs, spaces, empty items and control
+ * characters from reaching it.
+ */
+static int check_policy_options(const char *s, struct kerf_err *err)
+{
+	char shown[80], item[64], item_shown[80];
+	const char *p = s;
+	int n = 0;
+
+	kerf_escape(shown, sizeof(shown), s);
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		const char *eq;
+		uint64_t v;
+		bool ok = len > 0 && len < sizeof(item);
+
+		n++;
+		if (ok) {
+			memcpy(item, p, len);
+			item[len] = '\0';
+			eq = strchr(item, '=');
+			ok = eq && eq > item && kerf_parse_u64(eq + 1, &v) == 0;
+			for (const char *k = item; ok && k < eq; k++)
+				ok = (*k >= 'a' && *k <= 'z') ||
+				     (*k >= '0' && *k <= '9') || *k == '_' ||
+				     *k == '-';
+		}
+		if (!ok) {
+			kerf_escape_n(item_shown, sizeof(item_shown), p, len);
+			return kerf_err_set(err, -KERF_EPARSE,
+					    "--policy-options '%s': item %d '%s' is not KEY=N (a lower-case key, decimal digits)",
+					    shown, n, item_shown);
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 struct progress {
 	const char *policy;
 	bool tty;
@@ -198,6 +242,10 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			jobs = (long)v;
 			break;
 		case 'o':
+			if (check_policy_options(optarg, &err) < 0) {
+				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
+				return 2;
+			}
 			opts.policy_options = optarg;
 			break;
 		case 'D':

@@ -80,6 +80,12 @@ expect 2 "kerf sim openb: --policy 'fgd,fgd': 'fgd' is given twice" \
 	"$kerf" "${o[@]}" --policy fgd,fgd
 expect 2 "kerf sim openb: --policy: unknown policy 'x\\x1b[2J\\x0ay' (known: random, dotprod, gpu-packing, gpu-clustering, best-fit, first-fit, fgd, kerf)" \
 	"$kerf" "${o[@]}" --policy "$esc"
+expect 2 "kerf sim openb: --policy-options 'cap=+5': item 1 'cap=+5' is not KEY=N (a lower-case key, decimal digits)" \
+	"$kerf" "${o[@]}" --policy-options cap=+5
+expect 2 "kerf sim openb: --policy-options 'cap=5,': item 2 '' is not KEY=N (a lower-case key, decimal digits)" \
+	"$kerf" "${o[@]}" --policy-options cap=5,
+expect 2 "kerf sim openb: --policy-options 'x\\x1b[2J\\x0ay=1': item 1 'x\\x1b[2J\\x0ay=1' is not KEY=N (a lower-case key, decimal digits)" \
+	"$kerf" "${o[@]}" --policy-options "$esc=1"
 expect 2 "kerf sim openb: unknown option '--x\\x1b[2J\\x0ay'" \
 	"$kerf" "${o[@]}" "--$esc"
 expect 2 "kerf sim openb: option '--jobs' needs a value" \
