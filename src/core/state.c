@@ -61,7 +61,6 @@ int kerf_state_init(struct kerf_state *st, struct kerf_cluster *cluster,
 	st->next_id = 1;
 	st->next_seq = 1;
 	st->half_life_ms = DEFAULT_HALF_LIFE_MS;
-	st->resolved_mig_models = st->cluster.mig_models;
 	kerf_state_follow_capacity(st);
 	return 0;
 }

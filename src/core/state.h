@@ -71,8 +71,6 @@ struct kerf_state {
 	struct kerf_map by_key;        /* key -> workload */
 	uint32_t next_id;              /* ids start at 1 */
 	uint64_t next_seq;             /* submission order, persisted */
-	uint64_t resolved_mig_models;  /* cluster.mig_models pending work
-					  was resolved for */
 	/* fairness: usage averaged over time, per tenant */
 	struct kerf_res *usage_avg;    /* one per tenant slot */
 	size_t alloc_usage_avg;
@@ -281,9 +279,9 @@ void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
 			       int64_t now_ms, struct kerf_decisions *out);
 
 /*
- * The GPUs in MIG mode changed since pending work was resolved: resolve it
- * again from what it asked (kerf_workload.asked[]), so what waits is sized
- * for the cluster as it is, whenever it was submitted.
+ * Pending work resolved for other models in MIG mode than the cluster has
+ * now is resolved again from what it asked (kerf_workload.asked[]), so
+ * what waits is sized for the cluster as it is, whenever it was submitted.
  */
 void kerf_state_resolve_pending(struct kerf_state *st);
 

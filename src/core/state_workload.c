@@ -164,6 +164,7 @@ void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w)
 {
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
 
+	w->resolved_for = st->cluster.mig_models;
 	/*
 	 * Who the pods are, for the GPUs they may share.  A shared tenant's
 	 * pods go without a tenant: whom they share with does not matter to
@@ -190,13 +191,11 @@ void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w)
 
 void kerf_state_resolve_pending(struct kerf_state *st)
 {
-	if (st->resolved_mig_models == st->cluster.mig_models)
-		return;
-	st->resolved_mig_models = st->cluster.mig_models;
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		struct kerf_workload *w = st->wl[i];
 
-		if (w->state != KERF_WL_PENDING)
+		if (w->state != KERF_WL_PENDING ||
+		    w->resolved_for == st->cluster.mig_models)
 			continue;
 		kerf_state_count_pending(st, w, -1);
 		kerf_state_resolve(st, w);

@@ -121,6 +121,7 @@ struct kerf_workload {
 	 * mode change.
 	 */
 	struct kerf_pod asked[KERF_MAX_PODSETS];
+	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
 };
 
 /* Hash of a pending reason (code, sentence), never 0: w->pending_hash. */

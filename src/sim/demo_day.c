@@ -40,7 +40,7 @@ const char kerf_demo_day_yaml[] =
 	"  - { name: chat-api, tenant: serving, class: production, count: 300, every_s: 280, arrival: exponential,\n"
 	"      duration_s: 2400, duration: exponential, gpus: 1, cpu: 8, memory_gib: 32, models: [L4, A100-80GB] }\n"
 	"  - { name: llm-pretrain, tenant: llm, class: training, count: 6, every_s: 10800, duration_h: 6,\n"
-	"      pods: 8, gpus: 8, cpu: 96, memory_gib: 1024, models: [H100-80GB], topology: nvlink, checkpoint_every_s: 900 }\n"
+	"      pods: 4, gpus: 8, cpu: 96, memory_gib: 1024, models: [H100-80GB], topology: nvlink, checkpoint_every_s: 900 }\n"
 	"  - { name: llm-finetune, tenant: llm, class: training, count: 40, every_s: 1800, arrival: exponential,\n"
 	"      duration_h: 2, duration: exponential, pods: 2, gpus: 4, cpu: 48, memory_gib: 384, topology: node,\n"
 	"      checkpoint_every_s: 600 }\n"
