@@ -2,7 +2,7 @@
  * openb_floor: how low can unallocated GPU at 100 % arrival go on an openb
  * trace, for any policy, with any number of moves?
  *
- * The pods are the benchmark's own: the same sample (kerf_workload_fgd,
+ * The pods are the benchmark's own: the same sample (kerf_fgd_seq_build,
  * same seeds) up to 100 % arrival, as `kerf sim openb` draws them.  Only
  * the fractional pods (one GPU, less than 1000 milli) are looked at, and
  * everything else is relaxed away (CPU, memory, GPU model, which pods may
@@ -38,8 +38,8 @@
 #include "base/parse.h"
 #include "cmd/opt.h"
 #include "core/model.h"
+#include "sim/fgd_seq.h"
 #include "sim/openb.h"
-#include "sim/workload.h"
 
 enum { MILLI = 1000 };
 
@@ -130,7 +130,7 @@ static int one_seed(const struct kerf_openb *trace, const struct kerf_pod *reqs,
 	uint32_t *seq = NULL;
 	size_t nr_seq = 0;
 	struct by_size f = { { 0 } };
-	int rc = kerf_workload_fgd(reqs, trace->nr_pods, cap, inflate, seed, &seq,
+	int rc = kerf_fgd_seq_build(reqs, trace->nr_pods, cap, inflate, seed, &seq,
 				   &nr_seq, err);
 
 	if (rc < 0)

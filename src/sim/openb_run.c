@@ -7,7 +7,7 @@
 
 #include "base/rng.h"
 #include "core/policy.h"
-#include "sim/workload.h"
+#include "sim/fgd_seq.h"
 
 static double now_s(void)
 {
@@ -171,7 +171,7 @@ int kerf_openb_run(const struct kerf_openb *trace,
 		rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		goto out_free;
 	}
-	kerf_rng_seed(&rng, kerf_workload_node_seed(opts->seed));
+	kerf_rng_seed(&rng, kerf_fgd_seq_node_seed(opts->seed));
 	kerf_rng_perm(&rng, order, trace->nr_nodes);
 	rc = kerf_openb_cluster(trace, order, &cluster, err);
 	if (rc < 0)
@@ -195,7 +195,7 @@ int kerf_openb_run(const struct kerf_openb *trace,
 		if (rc < 0)
 			goto out_cluster;
 	}
-	rc = kerf_workload_fgd(reqs, trace->nr_pods, out->gpu_milli_capacity,
+	rc = kerf_fgd_seq_build(reqs, trace->nr_pods, out->gpu_milli_capacity,
 			       opts->inflate_pct, opts->seed, &seq, &nr_seq, err);
 	if (rc < 0)
 		goto out_cluster;
