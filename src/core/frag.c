@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gpu_pick.h"
+
 /*
  * round(1000 * ln(s / (100 - s)) * 65536) for s = 1..99: a placement scores
  * at least s when dF (milli-GPU) >= this / 65536.  Checked against libm by
@@ -62,20 +64,56 @@ static int key_cmp(const struct kerf_pod *a, const struct kerf_pod *b)
 	return 0;
 }
 
-/* A key with the sums its mean memory is computed from. */
+struct kerf_pod kerf_pod_dist_class(const struct kerf_pod *p, int level)
+{
+	struct kerf_pod k = {
+		.cpu_milli = p->cpu_milli,
+		.gpu_milli = p->gpu_milli,
+		.nr_gpus = p->nr_gpus,
+		.model_mask = p->model_mask,
+	};
+	int bits = KERF_DIST_LEVELS - 2 - level; /* CPU mantissa bits kept */
+
+	if (level <= 0)
+		return k;
+	if (bits < 0) {
+		k.cpu_milli = 0;
+	} else if (k.cpu_milli > 0) {
+		int top = 63 - __builtin_clzll((uint64_t)k.cpu_milli);
+
+		if (top > bits)
+			k.cpu_milli &= ~(((int64_t)1 << (top - bits)) - 1);
+	}
+	if (k.gpu_milli > 0 && k.gpu_milli < KERF_GPU_MILLI) {
+		int32_t width = (int32_t)16 << (level - 1);
+
+		k.gpu_milli = k.gpu_milli / width * width;
+	}
+	return k;
+}
+
+/* A class of keys with the sums its representative is computed from. */
 struct dist_acc {
-	struct kerf_dist_entry e;
+	struct kerf_pod cls;     /* class key at the current level */
+	struct kerf_dist_entry e;/* representative and weight */
+	__int128 cpu_sum;        /* sum of weight * cpu_milli */
+	__int128 gpu_sum;        /* sum of weight * gpu_milli */
 	__int128 mem_sum;        /* sum of weight * mem_mib */
 	__int128 gpu_mem_sum;    /* sum of weight * gpu_mem_mib */
 };
 
-static int acc_by_key(const void *pa, const void *pb)
+static int acc_by_class(const void *pa, const void *pb)
 {
 	const struct dist_acc *a = pa, *b = pb;
 
-	return key_cmp(&a->e.pod, &b->e.pod);
+	return key_cmp(&a->cls, &b->cls);
 }
 
+/*
+ * Heaviest first, ties by larger representative.  Representatives of
+ * different classes differ, since each lies within its class, so the order
+ * is total.
+ */
 static int acc_by_weight(const void *pa, const void *pb)
 {
 	const struct dist_acc *a = pa, *b = pb;
@@ -85,19 +123,68 @@ static int acc_by_weight(const void *pa, const void *pb)
 	return key_cmp(&a->e.pod, &b->e.pod);
 }
 
+/*
+ * Merge the accumulators of equal class keys and set each representative:
+ * the class's GPU count and models, its weighted mean CPU and GPU milli
+ * (floored, so within the class).  Returns the number of classes.
+ */
+static size_t merge_classes(struct dist_acc *a, size_t n)
+{
+	size_t nr = 0;
+
+	qsort(a, n, sizeof(*a), acc_by_class);
+	for (size_t i = 0; i < n; i++) {
+		if (nr > 0 && key_cmp(&a[nr - 1].cls, &a[i].cls) == 0) {
+			a[nr - 1].e.weight += a[i].e.weight;
+			a[nr - 1].cpu_sum += a[i].cpu_sum;
+			a[nr - 1].gpu_sum += a[i].gpu_sum;
+			a[nr - 1].mem_sum += a[i].mem_sum;
+			a[nr - 1].gpu_mem_sum += a[i].gpu_mem_sum;
+		} else {
+			a[nr++] = a[i];
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int64_t w = a[i].e.weight;
+
+		a[i].e.pod = (struct kerf_pod){
+			.cpu_milli = (int64_t)(a[i].cpu_sum / w),
+			.gpu_milli = (int32_t)(a[i].gpu_sum / w),
+			.nr_gpus = a[i].cls.nr_gpus,
+			.model_mask = a[i].cls.model_mask,
+		};
+	}
+	return nr;
+}
+
 int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 				   const struct kerf_dist_entry *entries,
 				   size_t nr_entries, int coverage_pct,
 				   unsigned flags, struct kerf_err *err)
 {
+	return kerf_pod_dist_typical_bounded(d, entries, nr_entries,
+					     coverage_pct,
+					     KERF_DIST_MAX_ENTRIES, flags, err);
+}
+
+int kerf_pod_dist_typical_bounded(struct kerf_pod_dist *d,
+				  const struct kerf_dist_entry *entries,
+				  size_t nr_entries, int coverage_pct,
+				  size_t max_entries, unsigned flags,
+				  struct kerf_err *err)
+{
 	struct kerf_dist_entry *out;
 	struct dist_acc *a;
-	size_t nr = 0, keep = 0;
-	int64_t covered = 0, total = 0;
+	size_t nr = nr_entries, keep;
+	int64_t covered, total = 0;
+	int level = 0;
 
 	if (coverage_pct < 1 || coverage_pct > 100)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "coverage %d%%: must be 1..100", coverage_pct);
+	if (max_entries < 1)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "typical pods: at most 0 entries");
 	for (size_t i = 0; i < nr_entries; i++) {
 		if (entries[i].weight <= 0 ||
 		    entries[i].weight > KERF_DIST_MAX_WEIGHT - total)
@@ -110,30 +197,36 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nr_entries; i++) {
 		const struct kerf_pod *p = &entries[i].pod;
+		int64_t w = entries[i].weight;
 
-		a[i].e.pod = (struct kerf_pod){
-			.cpu_milli = p->cpu_milli,
-			.gpu_milli = p->gpu_milli,
-			.nr_gpus = p->nr_gpus,
-			.model_mask = p->model_mask,
-		};
-		a[i].e.weight = entries[i].weight;
-		a[i].mem_sum = (__int128)p->mem_mib * entries[i].weight;
-		a[i].gpu_mem_sum = (__int128)p->gpu_mem_mib * entries[i].weight;
+		a[i].cls = kerf_pod_dist_class(p, 0);
+		a[i].e.weight = w;
+		a[i].cpu_sum = (__int128)p->cpu_milli * w;
+		a[i].gpu_sum = (__int128)p->gpu_milli * w;
+		a[i].mem_sum = (__int128)p->mem_mib * w;
+		a[i].gpu_mem_sum = (__int128)p->gpu_mem_mib * w;
 	}
-	qsort(a, nr_entries, sizeof(*a), acc_by_key);
-	for (size_t i = 0; i < nr_entries; i++) {
-		if (nr > 0 && key_cmp(&a[nr - 1].e.pod, &a[i].e.pod) == 0) {
-			a[nr - 1].e.weight += a[i].e.weight;
-			a[nr - 1].mem_sum += a[i].mem_sum;
-			a[nr - 1].gpu_mem_sum += a[i].gpu_mem_sum;
-		} else {
-			a[nr++] = a[i];
-		}
+	/*
+	 * FGD's rule on exact keys first; while it needs more than
+	 * max_entries, the same rule on the next coarser size classes.  The
+	 * classes nest, so each level merges the previous level's classes.
+	 */
+	for (;;) {
+		nr = merge_classes(a, nr);
+		qsort(a, nr, sizeof(*a), acc_by_weight);
+		covered = 0;
+		keep = 0;
+		while (keep < nr && covered * 100 < total * coverage_pct)
+			covered += a[keep++].e.weight;
+		if (keep <= max_entries || level == KERF_DIST_LEVELS - 1)
+			break;
+		level++;
+		for (size_t i = 0; i < nr; i++)
+			a[i].cls = kerf_pod_dist_class(&a[i].cls, level);
 	}
-	qsort(a, nr, sizeof(*a), acc_by_weight);
-	while (keep < nr && covered * 100 < total * coverage_pct)
-		covered += a[keep++].e.weight;
+	/* Only with more than max_entries GPU counts and model sets. */
+	while (keep > max_entries)
+		covered -= a[--keep].e.weight;
 	out = calloc(keep ? keep : 1, sizeof(*out));
 	if (!out) {
 		free(a);
@@ -153,6 +246,7 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 	d->nr = keep;
 	d->alloc = keep;
 	d->total_weight = covered;
+	d->class_level = level;
 	return 0;
 }
 
@@ -232,6 +326,9 @@ static void sort_gpus(struct sorted_gpus *s, const struct kerf_frag_view *v)
 			s->free_milli[i] = s->free_milli[i - 1];
 		s->free_milli[i] = x;
 	}
+	/* no GPU: never counted as having room (see kerf_frag_measures) */
+	for (int g = v->nr_gpus; g < KERF_NODE_MAX_GPUS; g++)
+		s->free_milli[g] = -1;
 	s->prefix[0] = 0;
 	for (int i = 0; i < s->nr; i++)
 		s->prefix[i + 1] = s->prefix[i] + s->free_milli[i];
@@ -304,9 +401,10 @@ void kerf_frag_measures(const struct kerf_pod_dist *d,
 			/* GPUs with room for m: the same as the last entry's
 			 * when it asked as much (whole GPUs mostly) */
 			if (m->gpu_milli != last_milli) {
+				/* a count, not a search: no branch to mispredict */
 				fit = 0;
-				while (fit < s.nr && s.free_milli[fit] >= m->gpu_milli)
-					fit++;
+				for (int g = 0; g < KERF_NODE_MAX_GPUS; g++)
+					fit += s.free_milli[g] >= m->gpu_milli;
 				last_milli = m->gpu_milli;
 			}
 			if (fit >= m->nr_gpus && v->cpu_free_milli >= m->cpu_milli &&
@@ -333,27 +431,81 @@ int64_t kerf_frag_capacity(const struct kerf_pod_dist *d,
 	return c;
 }
 
+int32_t kerf_frag_score_pod(const struct kerf_node *n, const struct kerf_pod *p,
+			    const struct kerf_frag_view *v, int64_t m0,
+			    const struct kerf_pod_dist *d,
+			    kerf_frag_measure_fn measure, const void *ctx,
+			    uint16_t *gpus)
+{
+	struct kerf_frag_view after = *v;
+	int best = -1;
+
+	if (!kerf_pod_is_fraction(p)) {
+		*gpus = kerf_gpus_best_fit(n, p);
+		kerf_frag_view_sub(&after, p, *gpus);
+		return kerf_fgd_score(m0 - measure(ctx, d, &after),
+				      d->total_weight);
+	}
+	for (int g = 0; g < n->nr_gpus; g++) {
+		int s, seen = 0;
+
+		if (!kerf_gpu_fits(n, g, p))
+			continue;
+		for (int h = 0; h < g && !seen; h++)
+			seen = kerf_gpu_fits(n, h, p) &&
+			       n->gpu_free_milli[h] == n->gpu_free_milli[g];
+		if (seen)
+			continue;
+		after = *v;
+		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
+		s = kerf_fgd_score(m0 - measure(ctx, d, &after),
+				   d->total_weight);
+		if (s > best) {
+			best = s;
+			*gpus = (uint16_t)(1u << g);
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
 int64_t kerf_pod_dist_distance(const struct kerf_pod_dist *a,
 			       const struct kerf_pod_dist *b)
 {
 	int64_t wa = a->total_weight, wb = b->total_weight, sum = 0;
+	int lv = a->class_level;
 
 	if (wa <= 0 || wb <= 0)
 		return wa == wb ? 0 : 1000;
-	/* sum over keys of |pa - pb|, scaled by wa * wb to stay integer */
+	/* different grids: no class of one is a class of the other */
+	if (a->class_level != b->class_level)
+		return 1000;
+	/*
+	 * sum over classes of |pa - pb|, scaled by wa * wb to stay integer;
+	 * a representative's class is its members' (it lies within it)
+	 */
 	for (size_t i = 0; i < a->nr; i++) {
+		struct kerf_pod ka = kerf_pod_dist_class(&a->entries[i].pod, lv);
 		int64_t xb = 0;
 
-		for (size_t j = 0; j < b->nr; j++)
-			if (key_cmp(&a->entries[i].pod, &b->entries[j].pod) == 0)
+		for (size_t j = 0; j < b->nr; j++) {
+			struct kerf_pod kb =
+				kerf_pod_dist_class(&b->entries[j].pod, lv);
+
+			if (key_cmp(&ka, &kb) == 0)
 				xb = b->entries[j].weight;
+		}
 		sum += llabs(a->entries[i].weight * wb - xb * wa);
 	}
 	for (size_t j = 0; j < b->nr; j++) {
+		struct kerf_pod kb = kerf_pod_dist_class(&b->entries[j].pod, lv);
 		bool in_a = false;
 
-		for (size_t i = 0; i < a->nr && !in_a; i++)
-			in_a = key_cmp(&a->entries[i].pod, &b->entries[j].pod) == 0;
+		for (size_t i = 0; i < a->nr && !in_a; i++) {
+			struct kerf_pod ka =
+				kerf_pod_dist_class(&a->entries[i].pod, lv);
+
+			in_a = key_cmp(&ka, &kb) == 0;
+		}
 		if (!in_a)
 			sum += b->entries[j].weight * wa;
 	}

@@ -35,6 +35,7 @@ struct kerf_pod_dist {
 	size_t nr;
 	size_t alloc;
 	int64_t total_weight;  /* sum of weights, <= KERF_DIST_MAX_WEIGHT */
+	int class_level;       /* 0: exact keys; 1..7: size classes */
 };
 
 enum {
@@ -47,6 +48,18 @@ enum {
 
 /* Bound on total_weight so that scaled comparisons fit in int64. */
 #define KERF_DIST_MAX_WEIGHT ((int64_t)1 << 30)
+
+/*
+ * Bound on the entries of a typical distribution: every fragment measure
+ * costs one step per entry, for every node scored and every GPU a fraction
+ * tries.  FGD's rule takes 32 to 74 keys on the openb traces, so they keep
+ * their exact keys; a cluster sending thousands of distinct requests gets
+ * size classes instead (kerf_pod_dist_typical_bounded).
+ */
+enum { KERF_DIST_MAX_ENTRIES = 128 };
+
+/* Class levels: 0 (exact keys) .. KERF_DIST_LEVELS - 1 (coarsest). */
+enum { KERF_DIST_LEVELS = 8 };
 
 void kerf_pod_dist_init(struct kerf_pod_dist *d);
 void kerf_pod_dist_release(struct kerf_pod_dist *d);
@@ -70,6 +83,37 @@ int kerf_pod_dist_typical_weighted(struct kerf_pod_dist *d,
 				   const struct kerf_dist_entry *entries,
 				   size_t nr, int coverage_pct, unsigned flags,
 				   struct kerf_err *err);
+
+/*
+ * The typical pods with at most max_entries entries (the two functions
+ * above use KERF_DIST_MAX_ENTRIES).  FGD's rule is applied to the exact
+ * keys; when it needs more than max_entries of them, the workload is too
+ * diverse for single requests to be typical, and the rule is applied to
+ * size classes instead, at the finest level whose typical set fits:
+ *
+ *   level  CPU class (geometric)       fraction class    GPUs, models
+ *   0      exact                       exact             exact
+ *   1..6   top 6 - level bits kept     16 << (level-1)   exact
+ *          (level 1: 3 %, 6: octaves)  milli wide
+ *   7      one class                   one class         exact
+ *
+ * (kerf_pod_dist_class).  Whole-GPU and CPU-only requests keep their GPU
+ * milli.  A class's entry weighs what its keys weigh together and asks
+ * their weighted mean CPU and GPU milli (floored: it lies within the class)
+ * and, with KERF_DIST_MEAN_MEM, mean memory; ties in weight go by larger
+ * representative, as for keys.  Only when even level 7 needs more than
+ * max_entries classes (more GPU counts times model sets than that) is the
+ * set cut to the max_entries heaviest.  d->class_level records the level.
+ * Integer-only and independent of the order of entries.
+ */
+int kerf_pod_dist_typical_bounded(struct kerf_pod_dist *d,
+				  const struct kerf_dist_entry *entries,
+				  size_t nr, int coverage_pct,
+				  size_t max_entries, unsigned flags,
+				  struct kerf_err *err);
+
+/* The class key of p at a level of kerf_pod_dist_typical_bounded. */
+struct kerf_pod kerf_pod_dist_class(const struct kerf_pod *p, int level);
 
 /* The free resources F is computed from; a node or a node after a pod. */
 struct kerf_frag_view {
@@ -115,7 +159,32 @@ void kerf_frag_measures(const struct kerf_pod_dist *d,
 			const struct kerf_frag_view *v, unsigned flags,
 			int64_t *f_out, int64_t *c_out);
 
-/* Total variation distance of two distributions over keys, per mille. */
+/*
+ * A fragment measure of a view, times the distribution's total weight:
+ * FGD's F for fgd, F + cap% * C for kerf.  ctx is the caller's.
+ */
+typedef int64_t (*kerf_frag_measure_fn)(const void *ctx,
+					const struct kerf_pod_dist *d,
+					const struct kerf_frag_view *v);
+
+/*
+ * FGD's score of placing p on node n (v: n's view; m0: measure(v)), and the
+ * GPUs in *gpus.  Whole GPUs are the best-fit picker's.  A fraction tries
+ * each GPU that fits, scoring measure(v after p on it), and keeps the best;
+ * GPUs with equal free milli score alike, so only the first of them is
+ * tried, and ties go to the lowest index.  0, *gpus untouched, when no GPU
+ * fits a fraction.  The one placement search of the fgd and kerf plug-ins.
+ */
+int32_t kerf_frag_score_pod(const struct kerf_node *n, const struct kerf_pod *p,
+			    const struct kerf_frag_view *v, int64_t m0,
+			    const struct kerf_pod_dist *d,
+			    kerf_frag_measure_fn measure, const void *ctx,
+			    uint16_t *gpus);
+
+/*
+ * Total variation distance of two distributions over keys (over classes
+ * when they are size classes), per mille; 1000 when their levels differ.
+ */
 int64_t kerf_pod_dist_distance(const struct kerf_pod_dist *a,
 			       const struct kerf_pod_dist *b);
 

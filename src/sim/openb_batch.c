@@ -88,6 +88,10 @@ static void summarise(const struct kerf_run *runs, size_t n, int inflate,
 		pods += (double)runs[i].nr_pods;
 		failed += (double)runs[i].nr_failed;
 		wall += runs[i].wall_s;
+		sum->node_evals_mean +=
+			(double)runs[i].stats.nr_node_evals / (double)n;
+		sum->cache_hits_mean +=
+			(double)runs[i].stats.nr_cache_hits / (double)n;
 	}
 	sum->pods_mean = n ? pods / (double)n : 0;
 	for (size_t i = 0; i < n; i++) {

@@ -23,6 +23,8 @@ struct kerf_batch_summary {
 	double wall_s;                  /* elapsed for the whole batch */
 	double run_wall_s_sum;          /* sum over runs */
 	double decisions_per_s;         /* pods per second of run time */
+	double node_evals_mean;         /* filter + score runs of a node */
+	double cache_hits_mean;         /* verdicts found in the score cache */
 	/* defragmentation, up to 100 % arrival, mean over runs */
 	bool defrag;
 	double defrag_moves_mean;

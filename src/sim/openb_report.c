@@ -99,6 +99,8 @@ int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
 				    json_real(s->defrag_over_budget_mean));
 	}
 	json_object_set_new(o, "decisions_per_s", json_real(s->decisions_per_s));
+	json_object_set_new(o, "node_evals_mean", json_real(s->node_evals_mean));
+	json_object_set_new(o, "cache_hits_mean", json_real(s->cache_hits_mean));
 	json_object_set_new(o, "wall_s", json_real(s->wall_s));
 	rc = json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	fputc('\n', out);

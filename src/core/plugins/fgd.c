@@ -11,8 +11,6 @@
  */
 #include "core/plugins/plugins.h"
 
-#include "core/gpu_pick.h"
-
 static int fgd_create(void **priv, const struct kerf_policy_args *args,
 		      struct kerf_err *err)
 {
@@ -23,48 +21,24 @@ static int fgd_create(void **priv, const struct kerf_policy_args *args,
 	return 0;
 }
 
+static int64_t fgd_measure(const void *ctx, const struct kerf_pod_dist *d,
+			   const struct kerf_frag_view *v)
+{
+	(void)ctx;
+	return kerf_frag_amount(d, v, 0);
+}
+
 static int32_t fgd_score(void *priv, const struct kerf_cluster *c,
 			 const struct kerf_node *n, const struct kerf_pod *p,
 			 uint16_t *gpus)
 {
 	const struct kerf_pod_dist *d = priv;
-	struct kerf_frag_view v, after;
-	int64_t f0;
-	int best = -1;
+	struct kerf_frag_view v;
 
 	(void)c;
 	kerf_frag_view_of(&v, n);
-	f0 = kerf_frag_amount(d, &v, 0);
-	if (!kerf_pod_is_fraction(p)) {
-		uint16_t mask = kerf_gpus_best_fit(n, p);
-
-		after = v;
-		kerf_frag_view_sub(&after, p, mask);
-		*gpus = mask;
-		return kerf_fgd_score(f0 - kerf_frag_amount(d, &after, 0),
-				      d->total_weight);
-	}
-	for (int g = 0; g < n->nr_gpus; g++) {
-		int s, seen = 0;
-
-		if (!kerf_gpu_fits(n, g, p))
-			continue;
-		/* Equal free values give equal scores: the first one stands. */
-		for (int h = 0; h < g && !seen; h++)
-			seen = kerf_gpu_fits(n, h, p) &&
-			       n->gpu_free_milli[h] == n->gpu_free_milli[g];
-		if (seen)
-			continue;
-		after = v;
-		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
-		s = kerf_fgd_score(f0 - kerf_frag_amount(d, &after, 0),
-				   d->total_weight);
-		if (s > best) {
-			best = s;
-			*gpus = (uint16_t)(1u << g);
-		}
-	}
-	return best < 0 ? 0 : best;
+	return kerf_frag_score_pod(n, p, &v, kerf_frag_amount(d, &v, 0), d,
+				   fgd_measure, NULL, gpus);
 }
 
 const struct kerf_plugin kerf_plugin_fgd = {

@@ -30,7 +30,6 @@
 #include <string.h>
 
 #include "base/grow.h"
-#include "core/gpu_pick.h"
 #include "core/workload_model.h"
 
 struct kerf_opts {
@@ -150,9 +149,10 @@ static bool kerf_observe(void *priv, const struct kerf_pod *p)
 }
 
 /* F + cap% * C of a view: kerf's fragment measure, times total weight. */
-static int64_t measure(const struct kerf_priv *k, const struct kerf_pod_dist *d,
+static int64_t measure(const void *ctx, const struct kerf_pod_dist *d,
 		       const struct kerf_frag_view *v)
 {
+	const struct kerf_priv *k = ctx;
 	unsigned flags = k->o.mem ? KERF_FRAG_MEM : 0;
 	int64_t f, cap;
 
@@ -203,40 +203,13 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 {
 	struct kerf_priv *k = priv;
 	const struct kerf_pod_dist *d = k->o.online ? &k->model.dist : k->given;
-	struct kerf_frag_view v, after;
-	int best = -1;
-	int64_t m0;
+	struct kerf_frag_view v;
 
 	if (d->nr == 0)
 		return 0;
 	kerf_frag_view_of(&v, n);
-	m0 = node_measure(k, c, n, d, &v);
-	if (!kerf_pod_is_fraction(p)) {
-		*gpus = kerf_gpus_best_fit(n, p);
-		after = v;
-		kerf_frag_view_sub(&after, p, *gpus);
-		return kerf_fgd_score(m0 - measure(k, d, &after), d->total_weight);
-	}
-	for (int g = 0; g < n->nr_gpus; g++) {
-		int s, seen = 0;
-
-		if (!kerf_gpu_fits(n, g, p))
-			continue;
-		/* Equal free values give equal scores: the first one stands. */
-		for (int h = 0; h < g && !seen; h++)
-			seen = kerf_gpu_fits(n, h, p) &&
-			       n->gpu_free_milli[h] == n->gpu_free_milli[g];
-		if (seen)
-			continue;
-		after = v;
-		kerf_frag_view_sub(&after, p, (uint16_t)(1u << g));
-		s = kerf_fgd_score(m0 - measure(k, d, &after), d->total_weight);
-		if (s > best) {
-			best = s;
-			*gpus = (uint16_t)(1u << g);
-		}
-	}
-	return best < 0 ? 0 : best;
+	return kerf_frag_score_pod(n, p, &v, node_measure(k, c, n, d, &v), d,
+				   measure, k, gpus);
 }
 
 static int kerf_save(const void *priv, int64_t **words, size_t *nr)
