@@ -50,13 +50,16 @@ enum {
 #define KERF_DIST_MAX_WEIGHT ((int64_t)1 << 30)
 
 /*
- * Bound on the entries of a typical distribution: every fragment measure
+ * Bound on the entries of a typical distribution.  Every fragment measure
  * costs one step per entry, for every node scored and every GPU a fraction
- * tries.  FGD's rule takes 32 to 74 keys on the openb traces, so they keep
- * their exact keys; a cluster sending thousands of distinct requests gets
- * size classes instead (kerf_pod_dist_typical_bounded).
+ * tries, and a cluster sending many distinct requests defeats the score
+ * cache, so this bounds the cost of a decision: 64 steps of about 4 ns are
+ * a few best-fit evaluations.  FGD's rule takes 32 to 40 keys on five of
+ * the six openb traces, which keep them exactly; gpuspec10's 74 become 62
+ * size classes (kerf_pod_dist_typical_bounded), as thousands of distinct
+ * requests do.  docs/placement.md §6 has the figures.
  */
-enum { KERF_DIST_MAX_ENTRIES = 128 };
+enum { KERF_DIST_MAX_ENTRIES = 64 };
 
 /* Class levels: 0 (exact keys) .. KERF_DIST_LEVELS - 1 (coarsest). */
 enum { KERF_DIST_LEVELS = 8 };

@@ -3,11 +3,12 @@
  * as the published artifact scores: the placement that increases the
  * expected fragmentation of the node least wins,
  *   score = floor(100 * sigmoid((F(n) - F(n after pod)) / 1000)),
- * F against the typical pods of the trace (see core/frag.h).  A fraction
- * tries every GPU that fits and keeps the best (lowest index on ties); whole
- * GPUs take the lowest-indexed idle ones.  The truncated score makes many
- * ties, which the fixed node rank then breaks: that implicit packing is part
- * of why FGD works.
+ * F against the typical pods of the trace (see core/frag.h; where FGD's
+ * rule takes more than 64 of them, size classes stand in for the keys).  A
+ * fraction tries every GPU that fits and keeps the best (lowest index on
+ * ties); whole GPUs take the lowest-indexed idle ones.  The truncated score
+ * makes many ties, which the fixed node rank then breaks: that implicit
+ * packing is part of why FGD works.
  */
 #include "core/plugins/plugins.h"
 
