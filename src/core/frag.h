@@ -53,8 +53,8 @@ enum {
  * Bound on the entries of a typical distribution.  Every fragment measure
  * costs one step per entry, for every node scored and every GPU a fraction
  * tries, and a cluster sending many distinct requests defeats the score
- * cache, so this bounds the cost of a decision: 64 steps of about 4 ns are
- * a few best-fit evaluations.  FGD's rule takes 32 to 40 keys on five of
+ * cache, so this bounds the cost of a decision: 64 steps of 4-7 ns are a
+ * few best-fit evaluations.  FGD's rule takes 32 to 40 keys on five of
  * the six openb traces, which keep them exactly; gpuspec10's 74 become 62
  * size classes (kerf_pod_dist_typical_bounded), as thousands of distinct
  * requests do.  docs/placement.md §6 has the figures.
