@@ -198,7 +198,7 @@ int kerf_workload_model_save(const struct kerf_workload_model *m,
 	*p++ = (int64_t)m->nr_keys;
 	*p++ = (int64_t)m->dist.nr;
 	*p++ = m->dist.total_weight;
-	*p++ = 0;   /* reserved */
+	*p++ = m->dist.class_level;   /* 0: exact keys (was reserved, 0) */
 	for (size_t i = 0; i < m->nr_keys; i++) {
 		const struct kerf_workload_key *k = &m->keys[i];
 
@@ -255,6 +255,7 @@ static int check_words(const struct kerf_workload_model *m, const int64_t *w,
 	    w[4] < 0 || w[4] > UINT32_MAX || nr_keys < 0 ||
 	    (uint64_t)nr_keys > m->max_keys || nr_entries < 0 ||
 	    nr_entries > nr_keys || w[7] < 0 || w[7] > KERF_DIST_MAX_WEIGHT ||
+	    w[8] < 0 || w[8] >= KERF_DIST_LEVELS ||
 	    (uint64_t)nr != HEADER_WORDS + (uint64_t)nr_keys * KEY_WORDS +
 				     (uint64_t)nr_entries * ENTRY_WORDS)
 		return kerf_err_set(err, -KERF_EINVAL,
@@ -354,6 +355,7 @@ int kerf_workload_model_load(struct kerf_workload_model *m, const int64_t *w,
 	m->dist.entries = entries;
 	m->dist.nr = m->dist.alloc = (size_t)nr_entries;
 	m->dist.total_weight = w[7];
+	m->dist.class_level = (int)w[8];
 	m->nr_seen = w[1];
 	m->weight_sum = w[2];
 	m->next_rebuild = w[3];

@@ -237,6 +237,14 @@ static void test_import_all_or_nothing(void **state)
 	fx_teardown(&f);
 }
 
+/* Two empty models alike: one to learn, one to load its words into. */
+static void model_pair(struct kerf_workload_model *m,
+		       struct kerf_workload_model *n)
+{
+	assert_int_equal(kerf_workload_model_init(m, 95, 64, 50, 1000), 0);
+	assert_int_equal(kerf_workload_model_init(n, 95, 64, 50, 1000), 0);
+}
+
 static void test_model_words(void **state)
 {
 	struct kerf_workload_model m, n;
@@ -245,8 +253,7 @@ static void test_model_words(void **state)
 	size_t nr;
 
 	(void)state;
-	assert_int_equal(kerf_workload_model_init(&m, 95, 64, 50, 1000), 0);
-	assert_int_equal(kerf_workload_model_init(&n, 95, 64, 50, 1000), 0);
+	model_pair(&m, &n);
 	for (int i = 0; i < 500; i++) {
 		struct kerf_pod p = { .cpu_milli = 1000 * (i % 7 + 1), .mem_mib = 4096,
 				      .nr_gpus = 1, .gpu_milli = i % 3 ? 1000 : 500 };
@@ -284,6 +291,48 @@ static void test_model_words(void **state)
 	kerf_workload_model_release(&n);
 }
 
+/*
+ * A model that learned size classes (more keys than the typical set may
+ * hold) comes back with them: same level, distance 0, and it learns on as
+ * the original does.  A level out of range is refused.
+ */
+static void test_model_words_classes(void **state)
+{
+	struct kerf_workload_model m, n;
+	struct kerf_err err = { 0 };
+	int64_t *w;
+	size_t nr;
+
+	(void)state;
+	model_pair(&m, &n);
+	for (int i = 0; i < 900; i++) {
+		struct kerf_pod p = { .cpu_milli = 1000 + 37 * (i % 300),
+				      .mem_mib = 4096, .nr_gpus = 1,
+				      .gpu_milli = 100 + 3 * (i % 290) };
+
+		kerf_workload_model_observe(&m, &p);
+	}
+	assert_true(m.dist.class_level > 0);
+	assert_int_equal(kerf_workload_model_save(&m, &w, &nr), 0);
+	assert_int_equal(kerf_workload_model_load(&n, w, nr, &err), 0);
+	assert_int_equal(n.dist.class_level, m.dist.class_level);
+	assert_int_equal(kerf_pod_dist_distance(&m.dist, &n.dist), 0);
+	for (int i = 0; i < 300; i++) {
+		struct kerf_pod p = { .cpu_milli = 2000 + i, .nr_gpus = 2,
+				      .gpu_milli = 1000 };
+
+		assert_int_equal(kerf_workload_model_observe(&m, &p),
+				 kerf_workload_model_observe(&n, &p));
+	}
+	assert_int_equal(kerf_pod_dist_distance(&m.dist, &n.dist), 0);
+	w[8] = KERF_DIST_LEVELS;
+	assert_int_equal(kerf_workload_model_load(&n, w, nr, &err), -KERF_EINVAL);
+	assert_non_null(strstr(err.msg, "header out of range"));
+	free(w);
+	kerf_workload_model_release(&m);
+	kerf_workload_model_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_json_smallest),
 		cmocka_unit_test(test_import_all_or_nothing),
 		cmocka_unit_test(test_model_words),
+		cmocka_unit_test(test_model_words_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
