@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse.h"
 #include "base/rng.h"
 
 struct shape {
@@ -97,19 +98,6 @@ static bool same_key(const struct shape *a, const struct shape *b)
 	       a->nr_gpus == b->nr_gpus;
 }
 
-static int parse_size(const char *s, size_t max, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > max)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gen_pods --shapes N [--rows R] [--seed S] > pods.csv\n"
@@ -126,7 +114,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t nr_shapes = 0, nr_rows = 0, seed = 1, nr_slots = 1;
+	uint64_t nr_shapes = 0, nr_rows = 0, seed = 1;
+	size_t nr_slots = 1;
+	struct kerf_err err = { 0 };
 	struct shape *shapes;
 	uint32_t *slots;
 	struct kerf_rng rng;
@@ -135,15 +125,18 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (parse_size(optarg, 1000000, &nr_shapes) < 0)
+			if (kerf_parse_u64_opt("--shapes", optarg, 1, 1000000,
+					       &nr_shapes, &err) < 0)
 				goto bad;
 			break;
 		case 'r':
-			if (parse_size(optarg, 100000000, &nr_rows) < 0)
+			if (kerf_parse_u64_opt("--rows", optarg, 1, 100000000,
+					       &nr_rows, &err) < 0)
 				goto bad;
 			break;
 		case 's':
-			if (parse_size(optarg, SIZE_MAX, &seed) < 0)
+			if (kerf_parse_u64_opt("--seed", optarg, 0, UINT64_MAX,
+					       &seed, &err) < 0)
 				goto bad;
 			break;
 		case 'h':
@@ -167,7 +160,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_pods: out of memory\n");
 		return 1;
 	}
-	kerf_rng_seed(&rng, (uint64_t)seed);
+	kerf_rng_seed(&rng, seed);
 	/* Draw until the key is new: the key space is far larger than N. */
 	for (size_t i = 0; i < nr_shapes;) {
 		struct shape s;
@@ -201,6 +194,8 @@ int main(int argc, char **argv)
 	}
 	return 0;
 bad:
+	if (err.msg[0])
+		fprintf(stderr, "gen_pods: %s\n", err.msg);
 	usage(stderr);
 	return 2;
 }
