@@ -42,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "base/grow.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cmd/opt.h"
@@ -260,16 +261,10 @@ static int draw_sequence(const struct kerf_pod *reqs, size_t nr_reqs,
 	while (total < target) {
 		uint32_t k = (uint32_t)kerf_rng_below(&rng, nr_reqs);
 
-		if (n == alloc) {
-			uint32_t *grown = realloc(s, alloc * 2 * sizeof(*s));
-
-			if (!grown) {
-				free(s);
-				return kerf_err_set(err, -KERF_ENOMEM,
+		if (KERF_GROW(s, alloc, n + 1) < 0) {
+			free(s);
+			return kerf_err_set(err, -KERF_ENOMEM,
 						    "out of memory");
-			}
-			s = grown;
-			alloc *= 2;
 		}
 		s[n++] = k;
 		total += kerf_pod_gpu_milli_total(&reqs[k]);

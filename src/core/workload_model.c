@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 struct kerf_workload_key {
 	struct kerf_pod key;     /* memory fields 0 */
 	int64_t weight;
@@ -78,16 +80,8 @@ static struct kerf_workload_key *find_key(struct kerf_workload_model *m,
 			return &m->keys[m->slots[i] - 1];
 	if (m->nr_keys >= m->max_keys)
 		return NULL;
-	if (m->nr_keys == m->alloc_keys) {
-		size_t want = m->alloc_keys ? m->alloc_keys * 2 : 64;
-		struct kerf_workload_key *grown =
-			realloc(m->keys, want * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		m->keys = grown;
-		m->alloc_keys = want;
-	}
+	if (KERF_GROW(m->keys, m->alloc_keys, m->nr_keys + 1) < 0)
+		return NULL;
 	memset(&m->keys[m->nr_keys], 0, sizeof(m->keys[m->nr_keys]));
 	m->keys[m->nr_keys].key = *k;
 	m->slots[i] = (uint32_t)++m->nr_keys;

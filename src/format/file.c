@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/grow.h"
 
 enum {
 	FILE_SHOWN_SIZE = 160,             /* a path quoted in a message */
@@ -52,22 +53,17 @@ static int read_all(int fd, const char *shown, size_t max_bytes,
 		ssize_t got;
 
 		if (len + 1 == cap) {
-			char *grown;
-
 			if (cap > max_bytes) {
 				free(buf);
 				return kerf_err_set(err, -KERF_ELIMIT,
 						    "'%s' is larger than %zu bytes",
 						    shown, max_bytes);
 			}
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
+			if (KERF_GROW(buf, cap, cap + 1) < 0) {
 				free(buf);
 				return kerf_err_set(err, -KERF_ENOMEM,
 						    "out of memory");
 			}
-			buf = grown;
-			cap *= 2;
 		}
 		got = read(fd, buf + len, cap - 1 - len);
 		if (got < 0 && errno == EINTR)

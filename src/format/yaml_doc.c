@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include "base/buf.h"
+#include "base/grow.h"
 
 /* text of the input (a tag, an anchor) quoted in a message, escaped */
 enum { SHOWN_SIZE = 64 };
@@ -166,16 +167,8 @@ static int attach(struct builder *b, const struct kerf_yaml_node *node,
 	if (f->node->kind == KERF_YAML_MAP && f->nr % 2 == 0 &&
 	    node->kind != KERF_YAML_SCALAR)
 		return fail(b, node->line, "%s", "a mapping key must be a scalar");
-	if (f->nr == f->alloc) {
-		size_t want = f->alloc ? f->alloc * 2 : 8;
-		const struct kerf_yaml_node **kids =
-			realloc(f->kids, want * sizeof(*kids));
-
-		if (!kids)
-			return oom(b);
-		f->kids = kids;
-		f->alloc = want;
-	}
+	if (KERF_GROW(f->kids, f->alloc, f->nr + 1) < 0)
+		return oom(b);
 	f->kids[f->nr++] = node;
 	f->weight += weight;
 	if (height + 1 > f->height)

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/grow.h"
 #include "base/rng.h"
 
 uint64_t kerf_fgd_seq_node_seed(uint64_t seed)
@@ -96,16 +97,10 @@ int kerf_fgd_seq_build(const struct kerf_pod *pods, size_t nr_pods,
 
 		if (total >= target || total + g > target)
 			break;
-		if (n == alloc) {
-			uint32_t *grown = realloc(s, alloc * 2 * sizeof(*s));
-
-			if (!grown) {
-				free(s);
-				return kerf_err_set(err, -KERF_ENOMEM,
+		if (KERF_GROW(s, alloc, n + 1) < 0) {
+			free(s);
+			return kerf_err_set(err, -KERF_ENOMEM,
 						    "out of memory");
-			}
-			s = grown;
-			alloc *= 2;
 		}
 		s[n++] = k;
 		total += g;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/grow.h"
 #include "format/csv.h"
 #include "format/file.h"
 
@@ -101,22 +102,9 @@ static int check_spec(const struct kerf_csv *r, int col, struct kerf_err *err)
 
 static int grow(void **arr, size_t *alloc, size_t need, size_t elem)
 {
-	size_t want;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
 	if (need > OPENB_MAX_ROWS)
 		return -KERF_ELIMIT;
-	want = *alloc ? *alloc * 2 : 1024;
-	while (want < need)
-		want *= 2;
-	p = realloc(*arr, want * elem);
-	if (!p)
-		return -KERF_ENOMEM;
-	*arr = p;
-	*alloc = want;
-	return 0;
+	return kerf_grow_(arr, alloc, need, elem, false);
 }
 
 static const char *dup_field(struct kerf_openb *o, const char *s)

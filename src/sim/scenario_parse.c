@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/grow.h"
 #include "core/policy.h"
 #include "core/resources.h"
 #include "core/mig/geometry.h"
@@ -444,20 +445,7 @@ static int key_word(struct reader *r, const struct kerf_yaml_node *v,
 static int grow(struct reader *r, void **arr, size_t *alloc, size_t need,
 		size_t elem)
 {
-	size_t want;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
-	want = *alloc ? *alloc * 2 : 8;
-	while (want < need)
-		want *= 2;
-	p = realloc(*arr, want * elem);
-	if (!p)
-		return oom(r);
-	*arr = p;
-	*alloc = want;
-	return 0;
+	return kerf_grow_(arr, alloc, need, elem, false) < 0 ? oom(r) : 0;
 }
 
 /* ---- references ----------------------------------------------------- */
