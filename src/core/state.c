@@ -70,6 +70,7 @@ void kerf_state_free_workload(struct kerf_workload *w)
 	free(w->pods);
 	free(w->asked_by);
 	free(w->nominated);
+	free(w->asked);
 	free((char *)w->key);
 	free(w);
 }

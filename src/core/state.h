@@ -119,7 +119,7 @@ int kerf_state_submit(struct kerf_state *st, const char *key,
  * min_count pods are given): bound and charged to its tenant's quota as
  * admission would, running since start_ms.  Its sets' req is the shape it
  * was bound with, used as given (and asked, when not all zero, what it
- * asked first: struct kerf_workload's asked[]).  Quota is charged even over a
+ * asked first, when its asked is not NULL: struct kerf_workload).  Quota is charged even over a
  * limit (the work runs already); bindings that do not fit the nodes, name
  * a node that is not there, or break the topology constraint are refused
  * with the pod and the reason, nothing changed.  Returns the id.
@@ -280,7 +280,7 @@ void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
 
 /*
  * Pending work resolved for other models in MIG mode than the cluster has
- * now is resolved again from what it asked (kerf_workload.asked[]), so
+ * now is resolved again from what it asked (kerf_workload.asked), so
  * what waits is sized for the cluster as it is, whenever it was submitted.
  */
 void kerf_state_resolve_pending(struct kerf_state *st);

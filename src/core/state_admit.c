@@ -218,7 +218,7 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 		*p = w->sets[i].req;
 		p->isolation = iso;
 		p->tenant = tenant;
-		if (memcmp(&w->asked[i], &(struct kerf_pod){ 0 }, sizeof(struct kerf_pod)))
+		if (w->asked)
 			copy->asked[i] = w->asked[i];
 	}
 	for (; bound < nr_pods; bound++) {
@@ -258,6 +258,7 @@ undo:
 		kerf_cluster_unbind(&st->cluster, &copy->sets[pods[bound].set].req,
 				    pods[bound].b, NULL);
 	free(held);
+	free(copy->asked);
 	free((char *)copy->key);
 	free(copy);
 	return rc;

@@ -116,16 +116,19 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	struct kerf_workload *copy = malloc(sizeof(*copy));
 	size_t len = strlen(key);
 	char *k = malloc(len + 1);
+	struct kerf_pod *asked = malloc((size_t)w->nr_sets * sizeof(*asked));
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
 
-	if (!copy || !k) {
+	if (!copy || !k || !asked) {
 		free(copy);
 		free(k);
+		free(asked);
 		return NULL;
 	}
 	memcpy(k, key, len + 1);
 	*copy = *w;
 	copy->key = k;
+	copy->asked = asked;
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;
 	copy->nr_bound = 0;
@@ -154,7 +157,7 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->pending_told = 0;
 	copy->observed = false;
 	for (int i = 0; i < copy->nr_sets; i++)
-		copy->asked[i] = copy->sets[i].req;
+		copy->asked[i] = copy->sets[i].req;   /* room made above */
 	(void)iso;
 	kerf_state_resolve(st, copy);
 	return copy;

@@ -113,14 +113,15 @@ struct kerf_workload {
 	uint64_t pending_told;       /* hash of the reason last reported */
 	bool observed;               /* the policy has learned its pods */
 	/*
-	 * Each set's request as the caller asked it (the state keeps it;
-	 * last, off the fields the cycle walks): sets[].req is resolved from
+	 * Each set's request as the caller asked it (the state keeps it,
+	 * apart from the fields the cycle walks): sets[].req is resolved from
 	 * it for the cluster as it stands (a hardware tenant's fraction
 	 * becomes a MIG instance or a whole GPU, a MIG instance is charged
 	 * its slices' share), again for pending work when the GPUs in MIG
 	 * mode change.
 	 */
-	struct kerf_pod asked[KERF_MAX_PODSETS];
+	struct kerf_pod *asked;      /* nr_sets entries, owned (a template's
+					may be NULL: asked as in sets[]) */
 	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
 };
 
