@@ -7,6 +7,7 @@ pkgs=(
 	build-essential pkgconf meson ninja-build
 	clang libclang-rt-14-dev
 	libcmocka-dev libjansson-dev libyaml-dev
+	libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libssl-dev openssl
 	python3
 )
 
