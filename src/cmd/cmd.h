@@ -12,6 +12,7 @@ int kerf_cmd_sim_openb(int argc, char **argv);
 int kerf_cmd_sim_demo(int argc, char **argv);
 int kerf_cmd_sim_day(int argc, char **argv);
 int kerf_cmd_sim_replay(int argc, char **argv);
+int kerf_cmd_sim_gpuspec(int argc, char **argv);
 int kerf_cmd_sim_check(int argc, char **argv);
 int kerf_cmd_sim_run(int argc, char **argv);
 int kerf_cmd_sim_mig(int argc, char **argv);

@@ -41,6 +41,8 @@ static void sim_usage(FILE *out)
 		"       kerf sim openb --nodes FILE --pods FILE [options]\n"
 		"       kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n"
 		"                                     the trace in time mode, tenants by qos\n"
+		"       kerf sim openb-gpuspec --pods FILE --like FILE --share PCT [--seed S] [--out FILE]\n"
+		"                                     a gpuspecXX pod list for any share (docs/placement.md)\n"
 		"       kerf sim mig [--help]          MIG demand: static layouts against dynamic planning\n"
 		"\n"
 		"openb options:\n"
@@ -72,6 +74,8 @@ int kerf_cmd_sim(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "openb"))
 		return kerf_cmd_sim_openb(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "openb-gpuspec"))
+		return kerf_cmd_sim_gpuspec(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "openb-replay"))
 		return kerf_cmd_sim_replay(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
