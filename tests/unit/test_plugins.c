@@ -5,7 +5,10 @@
  * best-fit (100 - ceil((cpu_rest + 16 gpu_rest) / 2560)), dotprod,
  * gpu-packing and gpu-clustering bands, first-fit, fgd (least increase of
  * fragmentation, and its GPU choice), kerf with a given distribution (same
- * as fgd), and random (repeatable per seed).
+ * as fgd), kerf weighing typical pods by the idle capacity of the models
+ * they may use (a pod that may go anywhere leaves the scarce model to the
+ * pods that need it; the weights follow the idle capacity, and only after
+ * the next observe), and random (repeatable per seed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -424,6 +427,100 @@ static void test_kerf_with_given_dist_matches_fgd(void **state)
 	finish(&b);
 }
 
+/*
+ * One T4 node (2 GPUs) and two G2 nodes (8 GPUs each); typical one-GPU pods:
+ * 5 may go anywhere, 2 need a T4, 3 need a G2.
+ */
+static void start_models(struct fixture *f, struct kerf_dist_entry e[3])
+{
+	int t4, g2;
+
+	memset(f, 0, sizeof(*f));
+	kerf_cluster_init(&f->c);
+	t4 = kerf_cluster_model(&f->c, "T4", 0, NULL);
+	g2 = kerf_cluster_model(&f->c, "G2", 0, NULL);
+	assert_true(t4 >= 0 && g2 >= 0);
+	assert_int_equal(kerf_cluster_add_node(&f->c, "t4", 64000, 1 << 20, t4,
+					       2, NULL), 0);
+	assert_int_equal(kerf_cluster_add_node(&f->c, "g2a", 64000, 1 << 20, g2,
+					       8, NULL), 1);
+	assert_int_equal(kerf_cluster_add_node(&f->c, "g2b", 64000, 1 << 20, g2,
+					       8, NULL), 2);
+	for (int i = 0; i < 3; i++)
+		e[i] = (struct kerf_dist_entry){
+			.pod = { .cpu_milli = 1000, .nr_gpus = 1,
+				 .gpu_milli = 1000,
+				 .model_mask = i == 0 ? 0 : 1u << (i == 1 ? t4 : g2) },
+			.weight = i == 0 ? 5 : i == 1 ? 2 : 3,
+		};
+	f->dist = (struct kerf_pod_dist){ .entries = e, .nr = 3, .alloc = 3,
+					  .total_weight = 10 };
+}
+
+static void test_kerf_spec_leaves_scarce_model(void **state)
+{
+	struct kerf_dist_entry e[3];
+	struct fixture f;
+	struct kerf_pod any = { .cpu_milli = 1000, .nr_gpus = 1, .gpu_milli = 1000 };
+
+	(void)state;
+	/*
+	 * By arrivals alone (spec=0, as FGD) the G2-only pods, more numerous,
+	 * make the T4 node the better place: dF + 10 % dC is 3300 there (the
+	 * G2-only pods' idle T4 shrinks) against 2200 on a G2 node, over 10.
+	 */
+	start_models(&f, e);
+	build(&f, "kerf", 0, "online=0,spec=0");
+	assert_int_equal(score(&f, 0, &any, NULL), 58);
+	assert_int_equal(score(&f, 1, &any, NULL), 55);
+	assert_int_equal(select_node(&f, &any, NULL), 0);
+	finish(&f);
+	/*
+	 * Weighed by their models' idle capacity, the T4-only pods, whose T4s
+	 * will run out (F / f = 9), weigh 18 and the G2-only pods 1: the pod
+	 * that may go anywhere leaves the T4s alone.
+	 */
+	start_models(&f, e);
+	build(&f, "kerf", 0, "online=0");
+	assert_int_equal(score(&f, 0, &any, NULL), 51);
+	assert_int_equal(score(&f, 1, &any, NULL), 69);
+	assert_int_equal(select_node(&f, &any, NULL), 1);
+	finish(&f);
+}
+
+static void test_kerf_spec_follows_idle(void **state)
+{
+	struct kerf_dist_entry e[3];
+	struct fixture f;
+	struct kerf_pod any = { .cpu_milli = 1000, .nr_gpus = 1, .gpu_milli = 1000 };
+	struct kerf_pod eight = { .cpu_milli = 1000, .nr_gpus = 8,
+				  .gpu_milli = 1000 };
+	struct kerf_pod four = { .cpu_milli = 1000, .nr_gpus = 4,
+				 .gpu_milli = 1000 };
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	start_models(&f, e);
+	build(&f, "kerf", 0, "online=0");
+	assert_int_equal(score(&f, 0, &any, NULL), 51);
+	/*
+	 * 12 of the 16 G2 GPUs taken: idle is 2000 T4 + 4000 G2, so the
+	 * T4-only pods weigh 2 * 3 * 0.6 -> 4 and the G2-only pods 3 * 1.5 *
+	 * 0.45 -> 2.  The new weights wait for the next arrival.
+	 */
+	assert_int_equal(kerf_sched_reserve(&f.sched, &f.c, &eight,
+					    (struct kerf_binding){ 1, 0xff, 0 },
+					    &err), 0);
+	assert_int_equal(kerf_sched_reserve(&f.sched, &f.c, &four,
+					    (struct kerf_binding){ 2, 0x0f, 0 },
+					    &err), 0);
+	assert_int_equal(score(&f, 0, &any, NULL), 51);
+	kerf_sched_observe(&f.sched, &any);
+	/* (2000 + 200) / 11 milli-GPU less fragment: floor(100 sigmoid(0.2)) */
+	assert_int_equal(score(&f, 0, &any, NULL), 54);
+	finish(&f);
+}
+
 /* Nodes picked for 60 CPU-only selects on 10 equal nodes. */
 static void random_picks(uint64_t seed, uint32_t *picks)
 {
@@ -495,6 +592,8 @@ int main(void)
 		cmocka_unit_test(test_fgd_prefers_less_fragmentation),
 		cmocka_unit_test(test_fgd_whole_gpus),
 		cmocka_unit_test(test_kerf_with_given_dist_matches_fgd),
+		cmocka_unit_test(test_kerf_spec_leaves_scarce_model),
+		cmocka_unit_test(test_kerf_spec_follows_idle),
 		cmocka_unit_test(test_random_repeatable_per_seed),
 		cmocka_unit_test(test_random_fraction_gpu),
 	};

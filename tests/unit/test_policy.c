@@ -227,14 +227,19 @@ static void test_kerf_options(void **state)
 	args.options = "mem";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'mem': unknown (online, mem, cap, coverage, rebuild, adopt)");
+	assert_string_equal(err.msg, "kerf policy option 'mem': unknown (online, mem, cap, coverage, rebuild, adopt, spec)");
 	kerf_err_clear(&err);
 	args.options = "tie=2";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'tie': unknown (online, mem, cap, coverage, rebuild, adopt)");
+	assert_string_equal(err.msg, "kerf policy option 'tie': unknown (online, mem, cap, coverage, rebuild, adopt, spec)");
 	kerf_err_clear(&err);
-	args.options = "mem=0,cap=25,online=1,adopt=0";
+	args.options = "spec=2";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "kerf policy option 'spec': expected an integer 0..1");
+	kerf_err_clear(&err);
+	args.options = "mem=0,cap=25,online=1,adopt=0,spec=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err), 0);
 	kerf_policy_release(&pol);
 	kerf_cluster_release(&c);

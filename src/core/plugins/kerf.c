@@ -5,7 +5,7 @@
  * Like FGD it places a pod where the expected fragmentation of the node grows
  * least, scores the change as FGD does (floor(100 * sigmoid(-dF / 1000)),
  * whose coarse steps let the fixed node rank pack within a step), and lets a
- * fraction try each GPU that fits.  It differs in three ways:
+ * fraction try each GPU that fits.  It differs in four ways:
  *
  * 1. It knows nothing of pods that have not arrived.  The typical pods are
  *    learned online from arrivals (core/workload_model.h); FGD is handed
@@ -17,11 +17,20 @@
  *    that CPU or memory would strand before the GPUs run out: F asks whether
  *    one more typical pod fits, C how much of the node's GPU such pods could
  *    still reach.  The score uses dF + cap% * dC.
+ * 4. Model constraints count.  When typical pods name GPU models (gpu_spec),
+ *    each weighs in F and C by how much it depends on the idle capacity of
+ *    its models (core/spec_weight.h): a T4-only pod whose T4s will run out
+ *    weighs as much more as T4s are scarcer than GPUs at large, so pods that
+ *    may go anywhere leave the T4s to it.  The weights follow the idle
+ *    capacity: they are taken again whenever GPU worth 1 % of the capacity
+ *    has been bound or unbound (and the scores cached against the old ones
+ *    dropped).  Without model constraints nothing changes.
  *
  * Options (key=value, for ablations; defaults are the policy):
  *   online=1   0 = use the trace's typical pods, as FGD (an oracle)
  *   mem=1      0 = ignore memory, as FGD
  *   cap=10     weight of C in percent; 0 = F alone
+ *   spec=1     0 = typical pods weigh by arrivals alone, as FGD
  *   coverage=95, rebuild=1024, adopt=10 (per mille): see workload_model.h
  */
 #include "core/plugins/plugins.h"
@@ -30,6 +39,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "core/spec_weight.h"
 #include "core/workload_model.h"
 
 struct kerf_opts {
@@ -39,6 +49,7 @@ struct kerf_opts {
 	int coverage;
 	int rebuild;
 	int adopt;
+	int spec;
 };
 
 /* The measure of a node as it stands, kept until the node changes. */
@@ -55,6 +66,18 @@ struct kerf_priv {
 	struct node_measure *nodes;          /* by node slot */
 	size_t nr_nodes;                     /* allocated entries */
 	const struct kerf_cluster *cluster;  /* the nodes[] belong to */
+	uint32_t gen;                        /* changes of the measured dist */
+	/*
+	 * spec=1 and typical pods naming models: the distribution weighted by
+	 * the idle capacity of their models (empty: the distribution itself),
+	 * and the weights taken after the last bind, waiting for the next
+	 * observe to replace it (so cached scores never mix the two).
+	 */
+	struct kerf_pod_dist weighted;
+	struct kerf_pod_dist pending;
+	bool has_pending;
+	struct kerf_model_idle idle;         /* as of the last refresh */
+	int64_t moved_milli;                 /* bound + unbound since then */
 };
 
 static const struct {
@@ -68,12 +91,14 @@ static const struct {
 	{ "coverage", offsetof(struct kerf_opts, coverage), 1, 100 },
 	{ "rebuild", offsetof(struct kerf_opts, rebuild), 1, 1 << 30 },
 	{ "adopt", offsetof(struct kerf_opts, adopt), 0, 1000 },
+	{ "spec", offsetof(struct kerf_opts, spec), 0, 1 },
 };
 
 static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 {
 	*o = (struct kerf_opts){ .online = 1, .mem = 1, .cap = 10,
-				 .coverage = 95, .rebuild = 1024, .adopt = 10 };
+				 .coverage = 95, .rebuild = 1024, .adopt = 10,
+				 .spec = 1 };
 	while (s && *s) {
 		const char *eq = strchr(s, '='), *comma;
 		size_t klen = eq ? (size_t)(eq - s) : strlen(s), i;
@@ -86,7 +111,7 @@ static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 				break;
 		if (i == sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]) || !eq)
 			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf policy option '%.*s': unknown (online, mem, cap, coverage, rebuild, adopt)",
+					    "kerf policy option '%.*s': unknown (online, mem, cap, coverage, rebuild, adopt, spec)",
 					    (int)klen, s);
 		v = strtol(eq + 1, &end, 10);
 		comma = strchr(eq, ',');
@@ -100,6 +125,91 @@ static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 		s = comma ? comma + 1 : "";
 	}
 	return 0;
+}
+
+/* The typical pods the workload model (or the caller) gives. */
+static const struct kerf_pod_dist *base_dist(const struct kerf_priv *k)
+{
+	return k->o.online ? &k->model.dist : k->given;
+}
+
+/* The distribution the measures are taken against. */
+static const struct kerf_pod_dist *measured_dist(const struct kerf_priv *k)
+{
+	return k->weighted.nr ? &k->weighted : base_dist(k);
+}
+
+/*
+ * Weights of the base distribution for k->idle into *out; false when they
+ * do not apply (spec=0, no typical pod names a model, out of memory), and
+ * then out is empty.
+ */
+static bool weigh(const struct kerf_priv *k, struct kerf_pod_dist *out)
+{
+	const struct kerf_pod_dist *d = base_dist(k);
+
+	kerf_pod_dist_release(out);
+	if (!k->o.spec || !d || !kerf_pod_dist_has_models(d))
+		return false;
+	return kerf_pod_dist_weigh_by_models(out, d, &k->idle, NULL) == 0;
+}
+
+/* The base distribution changed: weigh it now, drop what was pending. */
+static void reweigh(struct kerf_priv *k)
+{
+	kerf_pod_dist_release(&k->pending);
+	k->has_pending = false;
+	weigh(k, &k->weighted);
+}
+
+static bool same_weights(const struct kerf_pod_dist *a,
+			 const struct kerf_pod_dist *b)
+{
+	if (a->nr != b->nr)
+		return false;
+	for (size_t i = 0; i < a->nr; i++)
+		if (a->entries[i].weight != b->entries[i].weight)
+			return false;
+	return true;
+}
+
+/*
+ * After GPU worth 1 % of the capacity was bound or unbound, take the idle
+ * capacity again; new weights (or weights starting or stopping to apply)
+ * wait for the next observe.
+ */
+static void refresh(struct kerf_priv *k, const struct kerf_cluster *c,
+		    const struct kerf_pod *p)
+{
+	struct kerf_pod_dist cand;
+	bool apply;
+
+	if (!k->o.spec)
+		return;
+	k->moved_milli += kerf_pod_gpu_milli_total(p);
+	if (k->moved_milli * 100 < k->idle.capacity_milli)
+		return;
+	k->moved_milli = 0;
+	kerf_model_idle_of(&k->idle, c);
+	kerf_pod_dist_init(&cand);
+	apply = weigh(k, &cand);
+	if (apply != (k->weighted.nr > 0) ||
+	    (apply && !same_weights(&k->weighted, &cand))) {
+		kerf_pod_dist_release(&k->pending);
+		k->pending = cand;
+		k->has_pending = true;
+	} else {
+		kerf_pod_dist_release(&cand);
+	}
+}
+
+static void kerf_reserve(void *priv, const struct kerf_cluster *c,
+			 const struct kerf_node *n, const struct kerf_pod *p,
+			 uint16_t gpus)
+{
+	(void)n;
+	(void)gpus;
+	refresh(priv, c, p);
 }
 
 static int kerf_create(void **priv, const struct kerf_policy_args *args,
@@ -128,6 +238,9 @@ static int kerf_create(void **priv, const struct kerf_policy_args *args,
 		free(k);
 		return rc;
 	}
+	if (args->cluster)
+		kerf_model_idle_of(&k->idle, args->cluster);
+	reweigh(k);
 	*priv = k;
 	return 0;
 }
@@ -137,6 +250,8 @@ static void kerf_destroy(void *priv)
 	struct kerf_priv *k = priv;
 
 	kerf_workload_model_release(&k->model);
+	kerf_pod_dist_release(&k->weighted);
+	kerf_pod_dist_release(&k->pending);
 	free(k->nodes);
 	free(k);
 }
@@ -145,7 +260,20 @@ static bool kerf_observe(void *priv, const struct kerf_pod *p)
 {
 	struct kerf_priv *k = priv;
 
-	return k->o.online && kerf_workload_model_observe(&k->model, p);
+	bool changed = k->o.online && kerf_workload_model_observe(&k->model, p);
+
+	if (changed) {
+		reweigh(k);
+	} else if (k->has_pending) {
+		kerf_pod_dist_release(&k->weighted);
+		k->weighted = k->pending;
+		kerf_pod_dist_init(&k->pending);
+		k->has_pending = false;
+		changed = true;
+	}
+	if (changed)
+		k->gen++;
+	return changed;
 }
 
 /* F + cap% * C of a view: kerf's fragment measure, times total weight. */
@@ -173,7 +301,7 @@ static int64_t node_measure(struct kerf_priv *k, const struct kerf_cluster *c,
 			    const struct kerf_frag_view *v)
 {
 	size_t i = (size_t)(n - c->nodes);
-	uint32_t gen = k->model.nr_adopted;
+	uint32_t gen = k->gen;
 	struct node_measure *e;
 
 	if (k->cluster != c) {
@@ -202,7 +330,7 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 			  uint16_t *gpus)
 {
 	struct kerf_priv *k = priv;
-	const struct kerf_pod_dist *d = k->o.online ? &k->model.dist : k->given;
+	const struct kerf_pod_dist *d = measured_dist(k);
 	struct kerf_frag_view v;
 
 	if (d->nr == 0)
@@ -238,6 +366,8 @@ static int kerf_load(void *priv, const int64_t *words, size_t nr,
 		free(k->nodes);
 		k->nodes = NULL;
 		k->nr_nodes = 0;
+		reweigh(k);
+		k->gen++;
 	}
 	return rc;
 }
@@ -248,6 +378,8 @@ const struct kerf_plugin kerf_plugin_kerf = {
 	.create = kerf_create,
 	.destroy = kerf_destroy,
 	.observe = kerf_observe,
+	.reserve = kerf_reserve,
+	.unreserve = kerf_reserve,
 	.save = kerf_save,
 	.load = kerf_load,
 	.score = kerf_score,
