@@ -16,8 +16,7 @@
 
 #include <cmocka.h>
 
-#include "sim/openb.h"
-#include "sim/openb_batch.h"
+#include "golden_openb.h"
 
 struct published {
 	const char *trace;
@@ -35,63 +34,16 @@ static const struct published published[] = {
 	{ "multigpu30", 3.64, 5.43, 0.6 },
 };
 
-enum { NR_SEEDS = 10 };
-
-static const char *openb_dir(void)
-{
-	const char *d = getenv("KERF_OPENB_DIR");
-
-	return d && *d ? d : "../shared/data/openb";
-}
-
-static bool load(struct kerf_openb *t, const char *trace)
-{
-	char nodes[4096], pods[4096];
-	struct kerf_err err = { 0 };
-	FILE *f;
-
-	snprintf(nodes, sizeof(nodes), "%s/openb_node_list_gpu_node.csv",
-		 openb_dir());
-	snprintf(pods, sizeof(pods), "%s/openb_pod_list_%s.csv", openb_dir(),
-		 trace);
-	f = fopen(pods, "r");
-	if (!f)
-		return false;
-	fclose(f);
-	kerf_openb_init(t);
-	assert_int_equal(kerf_openb_load(t, nodes, pods, &err), 0);
-	return true;
-}
-
-static double unalloc(const struct kerf_openb *t, const char *policy)
-{
-	uint64_t seeds[NR_SEEDS];
-	struct kerf_run runs[NR_SEEDS];
-	struct kerf_batch_summary *sum = malloc(sizeof(*sum));
-	struct kerf_run_opts opts = { .policy = policy, .inflate_pct = 130 };
-	struct kerf_err err = { 0 };
-	double v;
-
-	assert_non_null(sum);
-	for (int i = 0; i < NR_SEEDS; i++)
-		seeds[i] = (uint64_t)(42 + i);
-	assert_int_equal(kerf_batch_run(t, &opts, seeds, NR_SEEDS, 2, runs,
-					NULL, NULL, sum, &err), 0);
-	v = sum->unalloc_pct_100_mean;
-	free(sum);
-	return v;
-}
-
 static void check_trace(void **state)
 {
 	const struct published *p = *state;
 	struct kerf_openb t;
 	double fgd, bf, kerf;
 
-	assert_true(load(&t, p->trace));
-	fgd = unalloc(&t, "fgd");
-	bf = unalloc(&t, "best-fit");
-	kerf = unalloc(&t, "kerf");
+	golden_openb_load(&t, p->trace);
+	fgd = golden_openb_unalloc(&t, "fgd");
+	bf = golden_openb_unalloc(&t, "best-fit");
+	kerf = golden_openb_unalloc(&t, "kerf");
 	printf("# %-11s fgd %.2f (published %.2f)  best-fit %.2f (published %.2f)  kerf %.2f\n",
 	       p->trace, fgd, p->fgd, bf, p->best_fit, kerf);
 	kerf_openb_release(&t);
@@ -101,28 +53,15 @@ static void check_trace(void **state)
 	assert_true(kerf < fgd);
 }
 
-static bool trace_present(const char *trace)
-{
-	char pods[4096];
-	FILE *f;
-
-	snprintf(pods, sizeof(pods), "%s/openb_pod_list_%s.csv", openb_dir(),
-		 trace);
-	f = fopen(pods, "r");
-	if (f)
-		fclose(f);
-	return f != NULL;
-}
-
 int main(void)
 {
 	struct CMUnitTest tests[sizeof(published) / sizeof(published[0])];
 	size_t nr = 0;
 
 	for (size_t i = 0; i < sizeof(published) / sizeof(published[0]); i++) {
-		if (!trace_present(published[i].trace)) {
+		if (!golden_openb_present(published[i].trace)) {
 			printf("# openb trace '%s' not found in %s: skipped\n",
-			       published[i].trace, openb_dir());
+			       published[i].trace, golden_openb_dir());
 			continue;
 		}
 		tests[nr++] = (struct CMUnitTest){
@@ -133,7 +72,7 @@ int main(void)
 	}
 	if (nr == 0) {
 		/* TAP: a plan of nothing, skipped as a whole. */
-		printf("1..0 # SKIP the openb trace is not in %s\n", openb_dir());
+		printf("1..0 # SKIP the openb trace is not in %s\n", golden_openb_dir());
 		return 0;
 	}
 	return _cmocka_run_group_tests("openb_golden", tests, nr, NULL, NULL);
