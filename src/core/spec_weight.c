@@ -86,7 +86,8 @@ int kerf_pod_dist_weigh_by_models(struct kerf_pod_dist *out,
 		unsigned __int128 k, w;
 
 		e[i] = d->entries[i];
-		if (!factor_q16(d, i, idle, demand_total, &k))
+		/* never below a pod that may go anywhere: see the header */
+		if (!factor_q16(d, i, idle, demand_total, &k) || k <= ONE_Q16)
 			continue;
 		w = ((unsigned __int128)e[i].weight * k + ONE_Q16 / 2) / ONE_Q16;
 		/* far beyond any bound: the halving below brings it back */

@@ -16,23 +16,22 @@
  *           typical pods that may use only models in S
  *   lambda  q_S * F / f_S: the part of f_S that pods confined to S will ask
  *           if arrivals go on until the cluster is full (>= 1: all of it)
- *   w'_m    w_m * F / f_S * min(1, lambda)
+ *   w'_m    w_m * max(1, F / f_S * min(1, lambda))
  *
  * F / f_S is m's demand density on its own capacity relative to a pod that
  * may go anywhere; min(1, lambda) keeps of it only the part of the capacity
  * that confined pods will actually need.  So a T4-only pod whose T4s will
- * run out weighs F / f_T4 times its arrivals, and one whose models have
- * room to spare weighs less than its arrivals: losing a unit of its
- * capacity is unlikely to cost it anything.  A pod that may use any model
- * keeps w_m (S is everything: F / f_S = 1 and lambda = 1); so does every pod
- * when no typical pod names a model, and the measures are FGD's and kerf's
- * unchanged.  When f_S is 0 (nothing of its models is idle) the weight is
- * left as it is.
+ * run out weighs F / f_T4 times its arrivals.  It never weighs less than
+ * its arrivals: pods that may go anywhere fill its models too, so its
+ * capacity runs out no later than the cluster's, which is all a pod that
+ * may go anywhere depends on.  Such a pod keeps w_m (S is everything:
+ * F / f_S = 1 and lambda = 1); so does every pod when no typical pod names
+ * a model, and the measures are FGD's and kerf's unchanged.  When f_S is 0
+ * (nothing of its models is idle) the weight is left as it is.
  *
  * Integers only: F / f_S and lambda in 1/65536 (16 fractional bits), the
- * weight rounded to the nearest integer and kept at least 1.  When the
- * weights would pass KERF_DIST_MAX_WEIGHT they are halved together (rounded,
- * at least 1).
+ * weight rounded to the nearest integer.  When the weights would pass
+ * KERF_DIST_MAX_WEIGHT they are halved together (rounded, at least 1).
  */
 #ifndef KERF_CORE_SPEC_WEIGHT_H
 #define KERF_CORE_SPEC_WEIGHT_H

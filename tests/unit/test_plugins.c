@@ -477,13 +477,14 @@ static void test_kerf_spec_leaves_scarce_model(void **state)
 	finish(&f);
 	/*
 	 * Weighed by their models' idle capacity, the T4-only pods, whose T4s
-	 * will run out (F / f = 9), weigh 18 and the G2-only pods 1: the pod
-	 * that may go anywhere leaves the T4s alone.
+	 * will run out (F / f = 9), weigh 18 and the G2-only pods still 3:
+	 * 3300 against 19800 over 26, and the pod that may go anywhere leaves
+	 * the T4s alone.
 	 */
 	start_models(&f, e);
 	build(&f, "kerf", 0, "online=0");
-	assert_int_equal(score(&f, 0, &any, NULL), 51);
-	assert_int_equal(score(&f, 1, &any, NULL), 69);
+	assert_int_equal(score(&f, 0, &any, NULL), 53);
+	assert_int_equal(score(&f, 1, &any, NULL), 68);
 	assert_int_equal(select_node(&f, &any, NULL), 1);
 	finish(&f);
 }
@@ -502,11 +503,11 @@ static void test_kerf_spec_follows_idle(void **state)
 	(void)state;
 	start_models(&f, e);
 	build(&f, "kerf", 0, "online=0");
-	assert_int_equal(score(&f, 0, &any, NULL), 51);
+	assert_int_equal(score(&f, 0, &any, NULL), 53);
 	/*
 	 * 12 of the 16 G2 GPUs taken: idle is 2000 T4 + 4000 G2, so the
-	 * T4-only pods weigh 2 * 3 * 0.6 -> 4 and the G2-only pods 3 * 1.5 *
-	 * 0.45 -> 2.  The new weights wait for the next arrival.
+	 * T4-only pods weigh 2 * 3 * 0.6 -> 4 and the G2-only pods still 3
+	 * (1.5 * 0.45 < 1).  The new weights wait for the next arrival.
 	 */
 	assert_int_equal(kerf_sched_reserve(&f.sched, &f.c, &eight,
 					    (struct kerf_binding){ 1, 0xff, 0 },
@@ -514,10 +515,10 @@ static void test_kerf_spec_follows_idle(void **state)
 	assert_int_equal(kerf_sched_reserve(&f.sched, &f.c, &four,
 					    (struct kerf_binding){ 2, 0x0f, 0 },
 					    &err), 0);
-	assert_int_equal(score(&f, 0, &any, NULL), 51);
+	assert_int_equal(score(&f, 0, &any, NULL), 53);
 	kerf_sched_observe(&f.sched, &any);
-	/* (2000 + 200) / 11 milli-GPU less fragment: floor(100 sigmoid(0.2)) */
-	assert_int_equal(score(&f, 0, &any, NULL), 54);
+	/* (3000 + 300) / 12 milli-GPU less fragment: floor(100 sigmoid(0.275)) */
+	assert_int_equal(score(&f, 0, &any, NULL), 56);
 	finish(&f);
 }
 

@@ -1,7 +1,8 @@
 /*
  * Unit tests for core/spec_weight: idle capacity by model (cordoned nodes
- * and nodes without GPUs left out), the weights w * F / f_S * min(1, lambda)
- * worked out by hand for single models, lists and pods that may go anywhere,
+ * and nodes without GPUs left out), the weights
+ * w * max(1, F / f_S * min(1, lambda)) worked out by hand for single models,
+ * lists and pods that may go anywhere,
  * a distribution without models left exactly as it is, a model with nothing
  * idle, and weights brought back under the bound with their ratios kept.
  */
@@ -104,8 +105,8 @@ static void test_no_models_unchanged(void **state)
  * T4 idle 2000, G2 idle 16000 (F = 18000); demand 10 GPUs of typical pods:
  * 5 any, 2 T4-only, 3 G2-only, plus CPU-only pods.
  *   T4-only: F/f = 9, lambda = 0.2 * 9 = 1.8 -> 1: w' = 2 * 9 = 18
- *   G2-only: F/f = 1.125, lambda = 0.3 * 1.125 = 0.3375: w' = 3 * 0.3797
- *            = 1.14 -> 1
+ *   G2-only: F/f = 1.125, lambda = 0.3 * 1.125 = 0.3375: 0.38 < 1, so
+ *            w' = 3 (never below its arrivals)
  *   any, CPU-only: unchanged
  */
 static void test_single_models(void **state)
@@ -124,9 +125,9 @@ static void test_single_models(void **state)
 	weigh(&out, &d, &idle);
 	assert_int_equal(out.entries[0].weight, 5);
 	assert_int_equal(out.entries[1].weight, 18);
-	assert_int_equal(out.entries[2].weight, 1);
+	assert_int_equal(out.entries[2].weight, 3);
 	assert_int_equal(out.entries[3].weight, 4);
-	assert_int_equal(out.total_weight, 28);
+	assert_int_equal(out.total_weight, 30);
 	kerf_pod_dist_release(&out);
 
 	/* T4 half used: F/f = 17000/1000 = 17, still binding: w' = 34 */
