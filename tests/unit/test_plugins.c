@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -522,6 +523,74 @@ static void test_kerf_spec_follows_idle(void **state)
 	finish(&f);
 }
 
+/*
+ * Weights taken while a bind waits for the next arrival are dropped when a
+ * later take finds the idle capacity as the weights in use saw it.
+ */
+static void test_kerf_spec_pending_dropped(void **state)
+{
+	struct kerf_dist_entry e[3];
+	struct fixture f;
+	struct kerf_pod any = { .cpu_milli = 1000, .nr_gpus = 1, .gpu_milli = 1000 };
+	struct kerf_pod eight = { .cpu_milli = 1000, .nr_gpus = 8,
+				  .gpu_milli = 1000 };
+	struct kerf_binding b = { 1, 0xff, 0 };
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	start_models(&f, e);
+	build(&f, "kerf", 0, "online=0");
+	assert_int_equal(kerf_sched_reserve(&f.sched, &f.c, &eight, b, &err), 0);
+	assert_int_equal(kerf_sched_unreserve(&f.sched, &f.c, &eight, b, &err), 0);
+	kerf_sched_observe(&f.sched, &any);
+	assert_int_equal(score(&f, 0, &any, NULL), 53);
+	finish(&f);
+}
+
+/* The weights and what waits survive save and load, as for a restart. */
+static void test_kerf_spec_saved(void **state)
+{
+	struct kerf_dist_entry ea[3], eb[3];
+	struct fixture a, b;
+	struct kerf_pod any = { .cpu_milli = 1000, .nr_gpus = 1, .gpu_milli = 1000 };
+	struct kerf_pod eight = { .cpu_milli = 1000, .nr_gpus = 8,
+				  .gpu_milli = 1000 };
+	struct kerf_err err = { 0 };
+	int64_t *words = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	start_models(&a, ea);
+	start_models(&b, eb);
+	build(&a, "kerf", 0, "online=0");
+	/* a restarted controller sees the bound pods, not the binds */
+	assert_int_equal(kerf_sched_reserve(&a.sched, &a.c, &eight,
+					    (struct kerf_binding){ 1, 0xff, 0 },
+					    &err), 0);
+	bind(&b, 1, 0xff, 1000);
+	build(&b, "kerf", 0, "online=0");
+	assert_int_equal(kerf_sched_save(&a.sched, &words, &nr), 0);
+	assert_true(nr > 0);
+	assert_int_equal(kerf_sched_load(&b.sched, words, nr, &err), 0);
+	/* the weights in use, then those that waited for this arrival */
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(score(&a, i, &any, NULL), score(&b, i, &any, NULL));
+	assert_int_equal(score(&b, 0, &any, NULL), 53);
+	kerf_sched_observe(&a.sched, &any);
+	kerf_sched_observe(&b.sched, &any);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(score(&a, i, &any, NULL), score(&b, i, &any, NULL));
+	/* T4-only 2 * 5, G2-only 3: (3000 + 300) / 18 */
+	assert_int_equal(score(&b, 0, &any, NULL), 54);
+	/* a damaged idle capacity is refused, changing nothing */
+	words[2 + 3] = -1;
+	assert_int_equal(kerf_sched_load(&b.sched, words, nr, &err), -KERF_EINVAL);
+	assert_non_null(strstr(err.msg, "out of range"));
+	free(words);
+	finish(&a);
+	finish(&b);
+}
+
 /* Nodes picked for 60 CPU-only selects on 10 equal nodes. */
 static void random_picks(uint64_t seed, uint32_t *picks)
 {
@@ -595,6 +664,8 @@ int main(void)
 		cmocka_unit_test(test_kerf_with_given_dist_matches_fgd),
 		cmocka_unit_test(test_kerf_spec_leaves_scarce_model),
 		cmocka_unit_test(test_kerf_spec_follows_idle),
+		cmocka_unit_test(test_kerf_spec_pending_dropped),
+		cmocka_unit_test(test_kerf_spec_saved),
 		cmocka_unit_test(test_random_repeatable_per_seed),
 		cmocka_unit_test(test_random_fraction_gpu),
 	};

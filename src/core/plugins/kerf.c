@@ -77,6 +77,7 @@ struct kerf_priv {
 	struct kerf_pod_dist pending;
 	bool has_pending;
 	struct kerf_model_idle idle;         /* as of the last refresh */
+	struct kerf_model_idle idle_weighted;/* the one weighted came from */
 	int64_t moved_milli;                 /* bound + unbound since then */
 };
 
@@ -140,18 +141,19 @@ static const struct kerf_pod_dist *measured_dist(const struct kerf_priv *k)
 }
 
 /*
- * Weights of the base distribution for k->idle into *out; false when they
- * do not apply (spec=0, no typical pod names a model, out of memory), and
+ * Weights of the base distribution for idle into *out; false when they do
+ * not apply (spec=0, no typical pod names a model, out of memory), and
  * then out is empty.
  */
-static bool weigh(const struct kerf_priv *k, struct kerf_pod_dist *out)
+static bool weigh(const struct kerf_priv *k, const struct kerf_model_idle *idle,
+		  struct kerf_pod_dist *out)
 {
 	const struct kerf_pod_dist *d = base_dist(k);
 
 	kerf_pod_dist_release(out);
 	if (!k->o.spec || !d || !kerf_pod_dist_has_models(d))
 		return false;
-	return kerf_pod_dist_weigh_by_models(out, d, &k->idle, NULL) == 0;
+	return kerf_pod_dist_weigh_by_models(out, d, idle, NULL) == 0;
 }
 
 /* The base distribution changed: weigh it now, drop what was pending. */
@@ -159,7 +161,8 @@ static void reweigh(struct kerf_priv *k)
 {
 	kerf_pod_dist_release(&k->pending);
 	k->has_pending = false;
-	weigh(k, &k->weighted);
+	k->idle_weighted = k->idle;
+	weigh(k, &k->idle, &k->weighted);
 }
 
 static bool same_weights(const struct kerf_pod_dist *a,
@@ -192,15 +195,15 @@ static void refresh(struct kerf_priv *k, const struct kerf_cluster *c,
 	k->moved_milli = 0;
 	kerf_model_idle_of(&k->idle, c);
 	kerf_pod_dist_init(&cand);
-	apply = weigh(k, &cand);
-	if (apply != (k->weighted.nr > 0) ||
-	    (apply && !same_weights(&k->weighted, &cand))) {
-		kerf_pod_dist_release(&k->pending);
+	apply = weigh(k, &k->idle, &cand);
+	/* what waits is always of the latest idle capacity, or nothing */
+	kerf_pod_dist_release(&k->pending);
+	k->has_pending = apply != (k->weighted.nr > 0) ||
+			 (apply && !same_weights(&k->weighted, &cand));
+	if (k->has_pending)
 		k->pending = cand;
-		k->has_pending = true;
-	} else {
+	else
 		kerf_pod_dist_release(&cand);
-	}
 }
 
 static void kerf_reserve(void *priv, const struct kerf_cluster *c,
@@ -265,8 +268,10 @@ static bool kerf_observe(void *priv, const struct kerf_pod *p)
 	if (changed) {
 		reweigh(k);
 	} else if (k->has_pending) {
+		/* pending is always of the latest idle capacity */
 		kerf_pod_dist_release(&k->weighted);
 		k->weighted = k->pending;
+		k->idle_weighted = k->idle;
 		kerf_pod_dist_init(&k->pending);
 		k->has_pending = false;
 		changed = true;
@@ -340,36 +345,143 @@ static int32_t kerf_score(void *priv, const struct kerf_cluster *c,
 				   measure, k, gpus);
 }
 
+/*
+ * Saved words (core/persist.h).  With spec=1 they start with what the
+ * model weights follow, so that a restarted controller decides as the one
+ * it replaces:
+ *
+ *   SPEC_MAGIC, moved_milli, has_pending,
+ *   the latest idle capacity and the one the weights in use were taken
+ *   from, each as total_milli, capacity_milli, milli[KERF_MAX_MODELS]
+ *
+ * (the weights themselves follow from these and the typical pods).  Then,
+ * learning online, the workload model's words.  Words that start with the
+ * model's own magic are the model alone, as saved before spec existed.
+ */
+enum {
+	SPEC_MAGIC = 0x4b535731,  /* "KSW1" */
+	IDLE_WORDS = 2 + KERF_MAX_MODELS,
+	SPEC_WORDS = 3 + 2 * IDLE_WORDS,
+};
+
+/* Far above any cluster's GPU milli, so sums of them fit in int64. */
+#define SPEC_MAX_MILLI ((int64_t)1 << 48)
+
+static int64_t *put_idle(int64_t *p, const struct kerf_model_idle *idle)
+{
+	*p++ = idle->total_milli;
+	*p++ = idle->capacity_milli;
+	for (int b = 0; b < KERF_MAX_MODELS; b++)
+		*p++ = idle->milli[b];
+	return p;
+}
+
+/* An idle capacity as saved: each part in range and adding up. */
+static bool get_idle(const int64_t *p, struct kerf_model_idle *idle)
+{
+	int64_t sum = 0;
+
+	idle->total_milli = p[0];
+	idle->capacity_milli = p[1];
+	if (p[0] < 0 || p[1] < p[0] || p[1] > SPEC_MAX_MILLI)
+		return false;
+	for (int b = 0; b < KERF_MAX_MODELS; b++) {
+		if (p[2 + b] < 0 || p[2 + b] > p[0])
+			return false;
+		idle->milli[b] = p[2 + b];
+		sum += p[2 + b];
+	}
+	return sum == p[0];
+}
+
 static int kerf_save(const void *priv, int64_t **words, size_t *nr)
 {
 	const struct kerf_priv *k = priv;
+	int64_t *model = NULL, *w, *p;
+	size_t nr_model = 0, head = k->o.spec ? SPEC_WORDS : 0;
+	int rc;
 
 	*words = NULL;
 	*nr = 0;
 	/* learning online only: a given distribution is the caller's */
-	return k->o.online ? kerf_workload_model_save(&k->model, words, nr) : 0;
+	if (k->o.online &&
+	    (rc = kerf_workload_model_save(&k->model, &model, &nr_model)) < 0)
+		return rc;
+	if (head == 0) {
+		*words = model;
+		*nr = nr_model;
+		return 0;
+	}
+	w = malloc((head + nr_model) * sizeof(*w));
+	if (!w) {
+		free(model);
+		return -KERF_ENOMEM;
+	}
+	p = w;
+	*p++ = SPEC_MAGIC;
+	*p++ = k->moved_milli;
+	*p++ = k->has_pending;
+	p = put_idle(p, &k->idle);
+	p = put_idle(p, &k->idle_weighted);
+	if (nr_model)
+		memcpy(p, model, nr_model * sizeof(*model));
+	free(model);
+	*words = w;
+	*nr = head + nr_model;
+	return 0;
 }
 
 static int kerf_load(void *priv, const int64_t *words, size_t nr,
 		     struct kerf_err *err)
 {
 	struct kerf_priv *k = priv;
-	int rc;
+	struct kerf_model_idle idle, idle_weighted;
+	bool spec = nr > 0 && words[0] == SPEC_MAGIC;
+	int64_t moved = 0, pending = 0;
+	int rc = 0;
 
-	if (!k->o.online)
-		return nr ? kerf_err_set(err, -KERF_EINVAL,
-					 "policy.state: kerf does not learn here (online=0)")
-			  : 0;
-	rc = kerf_workload_model_load(&k->model, words, nr, err);
-	if (rc == 0) {
-		/* measures were taken against another distribution */
-		free(k->nodes);
-		k->nodes = NULL;
-		k->nr_nodes = 0;
-		reweigh(k);
-		k->gen++;
+	if (spec) {
+		if (!k->o.spec)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: kerf does not weigh by models here (spec=0)");
+		if (nr < SPEC_WORDS)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: kerf: the model weights are cut short");
+		moved = words[1];
+		pending = words[2];
+		if (moved < 0 || moved > SPEC_MAX_MILLI || (pending != 0 && pending != 1) ||
+		    !get_idle(words + 3, &idle) ||
+		    !get_idle(words + 3 + IDLE_WORDS, &idle_weighted))
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "policy.state: kerf: the model weights are out of range");
+		words += SPEC_WORDS;
+		nr -= SPEC_WORDS;
 	}
-	return rc;
+	if (!k->o.online && nr)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "policy.state: kerf does not learn here (online=0)");
+	if (k->o.online && (nr || !spec))
+		rc = kerf_workload_model_load(&k->model, words, nr, err);
+	if (rc < 0)
+		return rc;
+	/* measures were taken against another distribution */
+	free(k->nodes);
+	k->nodes = NULL;
+	k->nr_nodes = 0;
+	if (spec) {
+		k->idle = idle_weighted;
+		reweigh(k);
+		k->idle = idle;
+		k->moved_milli = moved;
+		if (pending) {
+			weigh(k, &k->idle, &k->pending);
+			k->has_pending = true;
+		}
+	} else {
+		reweigh(k);
+	}
+	k->gen++;
+	return 0;
 }
 
 const struct kerf_plugin kerf_plugin_kerf = {
