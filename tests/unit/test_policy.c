@@ -217,17 +217,17 @@ static void test_kerf_options(void **state)
 	args.options = "coverage=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'coverage': expected an integer 1..100");
+	assert_string_equal(err.msg, "kerf policy option 'coverage' '0': out of range (expected 1..100)");
 	kerf_err_clear(&err);
 	args.options = "mem=x";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'mem': expected an integer 0..1");
+	assert_string_equal(err.msg, "kerf policy option 'mem' 'x': not a decimal integer (expected 0..1)");
 	kerf_err_clear(&err);
 	args.options = "mem";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'mem': unknown (online, mem, cap, coverage, rebuild, adopt, spec)");
+	assert_string_equal(err.msg, "kerf policy option 'mem': needs =VALUE (online, mem, cap, coverage, rebuild, adopt, spec)");
 	kerf_err_clear(&err);
 	args.options = "tie=2";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
@@ -237,7 +237,27 @@ static void test_kerf_options(void **state)
 	args.options = "spec=2";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
 			 -KERF_EINVAL);
-	assert_string_equal(err.msg, "kerf policy option 'spec': expected an integer 0..1");
+	assert_string_equal(err.msg, "kerf policy option 'spec' '2': out of range (expected 0..1)");
+	kerf_err_clear(&err);
+	/* strtol took these: a sign, spaces, overflow; a raw ESC in the key */
+	args.options = "cap=-1";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "kerf policy option 'cap' '-1': not a decimal integer (expected 0..1000)");
+	kerf_err_clear(&err);
+	args.options = "cap= 5";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	kerf_err_clear(&err);
+	args.options = "cap=99999999999999999999999999999999999999";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	kerf_err_clear(&err);
+	args.options = "ca\x1b[2Jp=1";
+	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err),
+			 -KERF_EINVAL);
+	assert_null(strchr(err.msg, '\x1b'));
+	assert_non_null(strstr(err.msg, "'ca\\x1b[2Jp': unknown"));
 	kerf_err_clear(&err);
 	args.options = "mem=0,cap=25,online=1,adopt=0,spec=0";
 	assert_int_equal(kerf_policy_build(&pol, "kerf", &args, &err), 0);

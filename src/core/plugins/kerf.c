@@ -35,10 +35,13 @@
  */
 #include "core/plugins/plugins.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/grow.h"
+#include "base/parse.h"
 #include "core/spec_weight.h"
 #include "core/workload_model.h"
 
@@ -97,31 +100,43 @@ static const struct {
 
 static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 {
+	const size_t nr_keys = sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]);
+
 	*o = (struct kerf_opts){ .online = 1, .mem = 1, .cap = 10,
 				 .coverage = 95, .rebuild = 1024, .adopt = 10,
 				 .spec = 1 };
 	while (s && *s) {
-		const char *eq = strchr(s, '='), *comma;
-		size_t klen = eq ? (size_t)(eq - s) : strlen(s), i;
-		char *end;
-		long v;
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s), klen, i;
+		const char *eq = memchr(s, '=', len);
+		char value[32], name[48], shown[96];
+		uint64_t v;
+		int rc;
 
-		for (i = 0; i < sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]); i++)
+		klen = eq ? (size_t)(eq - s) : len;
+		for (i = 0; i < nr_keys; i++)
 			if (strlen(kerf_opt_table[i].key) == klen &&
 			    !strncmp(kerf_opt_table[i].key, s, klen))
 				break;
-		if (i == sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]) || !eq)
+		if (i == nr_keys || !eq)
 			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf policy option '%.*s': unknown (online, mem, cap, coverage, rebuild, adopt, spec)",
-					    (int)klen, s);
-		v = strtol(eq + 1, &end, 10);
-		comma = strchr(eq, ',');
-		if (end == eq + 1 || (*end && *end != ',') ||
-		    v < kerf_opt_table[i].min || v > kerf_opt_table[i].max)
-			return kerf_err_set(err, -KERF_EINVAL,
-					    "kerf policy option '%s': expected an integer %ld..%ld",
-					    kerf_opt_table[i].key, kerf_opt_table[i].min,
-					    kerf_opt_table[i].max);
+					    "kerf policy option '%s': %s (online, mem, cap, coverage, rebuild, adopt, spec)",
+					    kerf_escape_n(shown, sizeof(shown), s, klen),
+					    i == nr_keys ? "unknown" : "needs =VALUE");
+		len -= klen + 1;
+		if (len >= sizeof(value))
+			len = sizeof(value) - 1; /* too long: refused below */
+		memcpy(value, eq + 1, len);
+		value[len] = '\0';
+		snprintf(name, sizeof(name), "kerf policy option '%s'",
+			 kerf_opt_table[i].key);
+		rc = kerf_parse_u64_opt(name, value, (uint64_t)kerf_opt_table[i].min,
+					(uint64_t)kerf_opt_table[i].max, &v, err);
+		if (rc < 0) { /* an option the policy refuses, whatever the cause */
+			if (err)
+				err->code = -KERF_EINVAL;
+			return -KERF_EINVAL;
+		}
 		*(int *)((char *)o + kerf_opt_table[i].off) = (int)v;
 		s = comma ? comma + 1 : "";
 	}
