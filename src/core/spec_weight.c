@@ -9,8 +9,9 @@ void kerf_model_idle_of(struct kerf_model_idle *idle,
 			const struct kerf_cluster *c)
 {
 	memset(idle, 0, sizeof(*idle));
-	for (size_t i = 0; i < c->nr_nodes; i++) {
-		const struct kerf_node *n = &c->nodes[i];
+	/* live nodes: slots of removed nodes are free, not counted */
+	for (size_t k = 0; k < c->nr_nodes; k++) {
+		const struct kerf_node *n = &c->nodes[c->order[k]];
 
 		if (n->nr_gpus == 0 || n->cordoned || n->model >= KERF_MAX_MODELS)
 			continue;

@@ -79,6 +79,20 @@ static void test_idle_of(void **state)
 	assert_int_equal(idle.milli[g2], 8000);
 	assert_int_equal(idle.total_milli, 9700);
 	assert_int_equal(idle.capacity_milli, 10000);
+	/*
+	 * A removed node's slot is free: neither it nor a live node past
+	 * nr_nodes in slot order may be missed or counted twice (a restarted
+	 * controller, whose slots are packed, saw another capacity).
+	 */
+	assert_int_equal(kerf_cluster_remove_node(&c, 2, NULL), 0);
+	kerf_model_idle_of(&idle, &c);
+	assert_int_equal(idle.milli[t4], 1700);
+	assert_int_equal(idle.milli[g2], 8000);
+	assert_int_equal(idle.capacity_milli, 10000);
+	c.nodes[3].cordoned = false;
+	kerf_model_idle_of(&idle, &c);
+	assert_int_equal(idle.milli[g2], 12000);
+	assert_int_equal(idle.capacity_milli, 14000);
 	kerf_cluster_release(&c);
 }
 
