@@ -1,0 +1,615 @@
+#include "kobj/pod.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/parse.h"
+#include "base/quantity.h"
+#include "core/model.h"
+#include "kobj/json_field.h"
+#include "kobj/names.h"
+#include "kobj/strtab.h"
+#include "kobj/time.h"
+
+/* One container's (or the pod's) request, per dimension kerf counts. */
+struct req {
+	int64_t cpu_milli;
+	int64_t mem_bytes;
+	int64_t gpus;
+	int64_t mig;
+};
+
+/* Far beyond any node, and small enough that sums cannot overflow. */
+#define REQ_MAX_CPU_MILLI ((int64_t)1 << 40)
+#define REQ_MAX_MEM_BYTES ((int64_t)1 << 56)
+#define REQ_MAX_DEVICES ((int64_t)1 << 20)
+
+struct decode {
+	struct kerf_kpod *p;
+	struct kerf_strtab st;
+	struct kerf_err *err;
+	const char *mig_profile;     /* borrowed from the object */
+	char invalid[KERF_ERR_MSG_MAX];
+};
+
+static void req_add(struct req *a, const struct req *b)
+{
+	a->cpu_milli += b->cpu_milli;
+	a->mem_bytes += b->mem_bytes;
+	a->gpus += b->gpus;
+	a->mig += b->mig;
+}
+
+static void req_max(struct req *a, const struct req *b)
+{
+	if (b->cpu_milli > a->cpu_milli)
+		a->cpu_milli = b->cpu_milli;
+	if (b->mem_bytes > a->mem_bytes)
+		a->mem_bytes = b->mem_bytes;
+	if (b->gpus > a->gpus)
+		a->gpus = b->gpus;
+	if (b->mig > a->mig)
+		a->mig = b->mig;
+}
+
+#define set_invalid(d, ...) \
+	kerf_note_first((d)->invalid, sizeof((d)->invalid), __VA_ARGS__)
+
+/* One resource of a requests/limits map into *r. */
+static int read_resource(struct decode *d, const char *path, const char *name,
+			 const json_t *v, struct req *r)
+{
+	char field[KERF_JSON_PATH_MAX + 128], shown[96];
+	const char *s;
+	int64_t x;
+	int rc;
+
+	/* resource names are the user's: escaped wherever they are shown */
+	snprintf(field, sizeof(field), "%s.%s", path,
+		 kerf_escape(shown, sizeof(shown), name));
+	if (!json_is_string(v)) {
+		/* the API server sends quantities as strings; a number is tolerated */
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "%s: expected a quantity, got %s",
+					    field, kerf_json_type_name(v));
+		x = (int64_t)json_integer_value(v);
+		s = NULL;
+	} else {
+		s = json_string_value(v);
+	}
+	if (!strcmp(name, "cpu")) {
+		if (s && (rc = kerf_quantity_parse_milli(s, &x)) < 0)
+			return kerf_quantity_parse_field(field, s, false, &x, d->err);
+		if (!s)
+			x *= 1000;
+		if (x < 0 || x > REQ_MAX_CPU_MILLI)
+			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);
+		r->cpu_milli = x;
+	} else if (!strcmp(name, "memory")) {
+		if (s && (rc = kerf_quantity_parse_field(field, s, false, &x, d->err)) < 0)
+			return rc;
+		if (x < 0 || x > REQ_MAX_MEM_BYTES)
+			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);
+		r->mem_bytes = x;
+	} else if (!strcmp(name, KERF_RES_GPU) ||
+		   !strncmp(name, KERF_RES_MIG_PREFIX, strlen(KERF_RES_MIG_PREFIX))) {
+		if (s && (rc = kerf_quantity_parse_field(field, s, true, &x, d->err)) < 0)
+			return rc;
+		if (x < 0 || x > REQ_MAX_DEVICES)
+			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);
+		if (name[strlen("nvidia.com/")] == 'g') {
+			r->gpus = x;
+		} else if (x > 0) {
+			const char *profile = name + strlen(KERF_RES_MIG_PREFIX);
+
+			if (d->mig_profile && strcmp(d->mig_profile, profile)) {
+				char a[64], b[64];
+
+				set_invalid(d, "%s: a second MIG profile (%s after %s): kerf places one MIG instance per pod",
+					    field, kerf_escape(a, sizeof(a), profile),
+					    kerf_escape(b, sizeof(b), d->mig_profile));
+			} else {
+				d->mig_profile = profile;
+			}
+			r->mig = x;
+		}
+	}
+	return 0;
+}
+
+/* A container's request: requests, else limits, per resource. */
+static int container_req(struct decode *d, const json_t *c, const char *path,
+			 struct req *r)
+{
+	const json_t *res, *requests, *limits, *v;
+	char sub[KERF_JSON_PATH_MAX];
+	const char *name;
+	int rc;
+
+	*r = (struct req){ 0 };
+	snprintf(sub, sizeof(sub), "%s", path);
+	if ((rc = kerf_json_object(c, "resources", sub, &res, d->err)) < 0)
+		return rc;
+	if (!res)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.resources", path);
+	if ((rc = kerf_json_object(res, "requests", sub, &requests, d->err)) < 0 ||
+	    (rc = kerf_json_object(res, "limits", sub, &limits, d->err)) < 0)
+		return rc;
+	/* limits first, requests over them: a request wins where both are */
+	if (limits) {
+		snprintf(sub, sizeof(sub), "%s.resources.limits", path);
+		json_object_foreach((json_t *)limits, name, v)
+			if (!json_object_get(requests, name) &&
+			    (rc = read_resource(d, sub, name, v, r)) < 0)
+				return rc;
+	}
+	if (requests) {
+		snprintf(sub, sizeof(sub), "%s.resources.requests", path);
+		json_object_foreach((json_t *)requests, name, v)
+			if ((rc = read_resource(d, sub, name, v, r)) < 0)
+				return rc;
+	}
+	return 0;
+}
+
+/* The pod's effective request (the rule in pod.h). */
+static int effective_req(struct decode *d, const json_t *spec, struct req *out)
+{
+	struct req app = { 0 }, sidecars = { 0 }, init_peak = { 0 }, r;
+	const json_t *list, *c, *overhead;
+	char path[KERF_JSON_PATH_MAX];
+	size_t i;
+	int rc;
+
+	if ((rc = kerf_json_array(spec, "containers", "spec", &list, d->err)) < 0)
+		return rc;
+	if (list && json_array_size(list) > KERF_POD_MAX_CONTAINERS)
+		return kerf_err_set(d->err, -KERF_ELIMIT,
+				    "spec.containers: %zu containers, at most %d",
+				    json_array_size(list), KERF_POD_MAX_CONTAINERS);
+	json_array_foreach(list, i, c) {
+		snprintf(path, sizeof(path), "spec.containers[%zu]", i);
+		if ((rc = container_req(d, c, path, &r)) < 0)
+			return rc;
+		req_add(&app, &r);
+	}
+	if ((rc = kerf_json_array(spec, "initContainers", "spec", &list, d->err)) < 0)
+		return rc;
+	if (list && json_array_size(list) > KERF_POD_MAX_CONTAINERS)
+		return kerf_err_set(d->err, -KERF_ELIMIT,
+				    "spec.initContainers: %zu containers, at most %d",
+				    json_array_size(list), KERF_POD_MAX_CONTAINERS);
+	json_array_foreach(list, i, c) {
+		const char *policy;
+
+		snprintf(path, sizeof(path), "spec.initContainers[%zu]", i);
+		if ((rc = container_req(d, c, path, &r)) < 0 ||
+		    (rc = kerf_json_string(c, "restartPolicy", path, &policy, d->err)) < 0)
+			return rc;
+		if (policy && !strcmp(policy, "Always")) {
+			/* a native sidecar: runs on beside what follows */
+			req_add(&sidecars, &r);
+			req_max(&init_peak, &sidecars);
+		} else {
+			req_add(&r, &sidecars);
+			req_max(&init_peak, &r);
+		}
+	}
+	req_add(&app, &sidecars);
+	req_max(&app, &init_peak);
+	if ((rc = kerf_json_object(spec, "overhead", "spec", &overhead, d->err)) < 0)
+		return rc;
+	if (overhead) {
+		const char *name;
+		const json_t *v;
+
+		r = (struct req){ 0 };
+		json_object_foreach((json_t *)overhead, name, v)
+			if ((rc = read_resource(d, "spec.overhead", name, v, &r)) < 0)
+				return rc;
+		r.gpus = r.mig = 0; /* overhead is never a device */
+		req_add(&app, &r);
+	}
+	*out = app;
+	return 0;
+}
+
+static int read_selector(struct decode *d, const json_t *spec)
+{
+	struct kerf_kpod *p = d->p;
+	const json_t *sel, *v;
+	const char *key;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = kerf_json_object(spec, "nodeSelector", "spec", &sel, d->err)) < 0)
+		return rc;
+	if (!sel || json_object_size(sel) == 0)
+		return 0;
+	if (json_object_size(sel) > KERF_POD_MAX_SELECTOR)
+		return kerf_err_set(d->err, -KERF_ELIMIT,
+				    "spec.nodeSelector: %zu terms, at most %d",
+				    json_object_size(sel), KERF_POD_MAX_SELECTOR);
+	p->selector = calloc(json_object_size(sel), sizeof(*p->selector));
+	if (!p->selector)
+		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
+	json_object_foreach((json_t *)sel, key, v) {
+		char shown[80];
+
+		if (!json_is_string(v))
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "spec.nodeSelector.%s: expected a string, got %s",
+					    kerf_escape(shown, sizeof(shown), key),
+					    kerf_json_type_name(v));
+		kerf_strtab_add(&d->st, &p->selector[n].key, key);
+		kerf_strtab_add(&d->st, &p->selector[n].value, json_string_value(v));
+		n++;
+	}
+	p->nr_selector = (uint16_t)n;
+	return 0;
+}
+
+int kerf_taint_effect_parse(const char *s)
+{
+	if (!strcmp(s, "NoSchedule"))
+		return KERF_EFFECT_NO_SCHEDULE;
+	if (!strcmp(s, "PreferNoSchedule"))
+		return KERF_EFFECT_PREFER_NO_SCHEDULE;
+	if (!strcmp(s, "NoExecute"))
+		return KERF_EFFECT_NO_EXECUTE;
+	return -KERF_EPARSE;
+}
+
+const char *kerf_taint_effect_name(uint8_t effect)
+{
+	switch (effect) {
+	case KERF_EFFECT_NO_SCHEDULE: return "NoSchedule";
+	case KERF_EFFECT_PREFER_NO_SCHEDULE: return "PreferNoSchedule";
+	case KERF_EFFECT_NO_EXECUTE: return "NoExecute";
+	}
+	return "";
+}
+
+static int read_tolerations(struct decode *d, const json_t *spec)
+{
+	struct kerf_kpod *p = d->p;
+	const json_t *list, *t;
+	char path[KERF_JSON_PATH_MAX];
+	size_t i;
+	int rc;
+
+	if ((rc = kerf_json_array(spec, "tolerations", "spec", &list, d->err)) < 0)
+		return rc;
+	if (!list || json_array_size(list) == 0)
+		return 0;
+	if (json_array_size(list) > KERF_POD_MAX_TOLERATIONS)
+		return kerf_err_set(d->err, -KERF_ELIMIT,
+				    "spec.tolerations: %zu, at most %d",
+				    json_array_size(list), KERF_POD_MAX_TOLERATIONS);
+	p->tolerations = calloc(json_array_size(list), sizeof(*p->tolerations));
+	if (!p->tolerations)
+		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
+	json_array_foreach(list, i, t) {
+		struct kerf_toleration *x = &p->tolerations[i];
+		const char *key, *op, *value, *effect;
+		char shown[80];
+
+		snprintf(path, sizeof(path), "spec.tolerations[%zu]", i);
+		if (!json_is_object(t))
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "%s: expected an object, got %s", path,
+					    kerf_json_type_name(t));
+		if ((rc = kerf_json_string(t, "key", path, &key, d->err)) < 0 ||
+		    (rc = kerf_json_string(t, "operator", path, &op, d->err)) < 0 ||
+		    (rc = kerf_json_string(t, "value", path, &value, d->err)) < 0 ||
+		    (rc = kerf_json_string(t, "effect", path, &effect, d->err)) < 0)
+			return rc;
+		if (!op || !*op || !strcmp(op, "Equal")) {
+			x->op = KERF_TOL_EQUAL;
+		} else if (!strcmp(op, "Exists")) {
+			x->op = KERF_TOL_EXISTS;
+			value = "";
+		} else {
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "%s.operator '%s': expected Equal or Exists",
+					    path, kerf_escape(shown, sizeof(shown), op));
+		}
+		if (!effect || !*effect) {
+			x->effect = KERF_EFFECT_ANY;
+		} else if ((rc = kerf_taint_effect_parse(effect)) < 0) {
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "%s.effect '%s': expected NoSchedule, PreferNoSchedule or NoExecute",
+					    path, kerf_escape(shown, sizeof(shown), effect));
+		} else {
+			x->effect = (uint8_t)rc;
+		}
+		kerf_strtab_add(&d->st, &x->key, key ? key : "");
+		kerf_strtab_add(&d->st, &x->value, value ? value : "");
+	}
+	p->nr_tolerations = (uint16_t)json_array_size(list);
+	return 0;
+}
+
+bool kerf_toleration_matches(const struct kerf_toleration *t, const char *key,
+			     const char *value, uint8_t effect)
+{
+	if (t->effect != KERF_EFFECT_ANY && t->effect != effect)
+		return false;
+	if (t->op == KERF_TOL_EXISTS)
+		return !t->key[0] || !strcmp(t->key, key);
+	return !strcmp(t->key, key) && !strcmp(t->value, value);
+}
+
+/* An RFC 3339 annotation into *ms (0 when absent); bad ones invalidate. */
+static void read_time_annotation(struct decode *d, const json_t *ann,
+				 const char *name, int64_t *ms)
+{
+	const json_t *v = kerf_json_get(ann, name);
+	char shown[80];
+
+	*ms = 0;
+	if (!v)
+		return;
+	if (!json_is_string(v) || kerf_time_parse_ms(json_string_value(v), ms) < 0 ||
+	    *ms <= 0) {
+		*ms = 0;
+		set_invalid(d, "metadata.annotations.%s '%s': not an RFC 3339 time",
+			    name, json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "");
+	}
+}
+
+static void read_annotations(struct decode *d, const json_t *ann)
+{
+	struct kerf_kpod *p = d->p;
+	const json_t *v;
+	char shown[80];
+	int64_t x;
+
+	v = kerf_json_get(ann, KERF_ANN_GANG_SIZE);
+	if (v) {
+		uint64_t n = 0;
+
+		if (!json_is_string(v) ||
+		    kerf_parse_u64(json_string_value(v), &n) < 0 || n < 1 ||
+		    n > KERF_GANG_MAX_SIZE)
+			set_invalid(d, "metadata.annotations.%s '%s': expected a whole number 1..%d",
+				    KERF_ANN_GANG_SIZE,
+				    json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "",
+				    KERF_GANG_MAX_SIZE);
+		else
+			p->gang_size = (uint32_t)n;
+	}
+	v = kerf_json_get(ann, KERF_ANN_GPU_FRACTION);
+	if (v) {
+		if (!json_is_string(v) ||
+		    kerf_quantity_parse_milli(json_string_value(v), &x) < 0 ||
+		    x < 1 || x > 999)
+			set_invalid(d, "metadata.annotations.%s '%s': expected a fraction of a GPU above 0 and below 1 (0.25 or 250m)",
+				    KERF_ANN_GPU_FRACTION,
+				    json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "");
+		else
+			p->gpu_milli = (int32_t)x;
+	}
+	v = kerf_json_get(ann, KERF_ANN_GPU_MEMORY);
+	if (v) {
+		if (!json_is_string(v) ||
+		    kerf_quantity_parse(json_string_value(v), &x) < 0 || x < 1 ||
+		    x > ((int64_t)1 << 50))
+			set_invalid(d, "metadata.annotations.%s '%s': expected GPU memory such as 10Gi",
+				    KERF_ANN_GPU_MEMORY,
+				    json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "");
+		else
+			p->gpu_mem_mib = (int32_t)((x + (1 << 20) - 1) >> 20);
+	}
+	v = kerf_json_get(ann, KERF_ANN_GPU_SHARING);
+	if (v) {
+		const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+		if (!strcmp(s, "mps"))
+			p->share = KERF_SHARE_MPS;
+		else if (!strcmp(s, "timeslice"))
+			p->share = KERF_SHARE_TIMESLICE;
+		else
+			set_invalid(d, "metadata.annotations.%s '%s': expected mps or timeslice",
+				    KERF_ANN_GPU_SHARING, kerf_escape(shown, sizeof(shown), s));
+	}
+	read_time_annotation(d, ann, KERF_ANN_PREEMPT_AT, &p->preempt_at_ms);
+	read_time_annotation(d, ann, KERF_ANN_CHECKPOINT_DONE, &p->checkpoint_done_ms);
+	read_time_annotation(d, ann, KERF_ANN_LAST_CHECKPOINT, &p->last_checkpoint_ms);
+	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_GPUS);
+	if (json_is_string(v))
+		kerf_strtab_add(&d->st, &p->assigned_gpus, json_string_value(v));
+	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_MIG);
+	if (json_is_string(v))
+		kerf_strtab_add(&d->st, &p->assigned_mig, json_string_value(v));
+}
+
+static int read_phase(struct decode *d, const json_t *obj)
+{
+	static const char *names[] = { "Pending", "Running", "Succeeded",
+				       "Failed", "Unknown" };
+	const json_t *status;
+	const char *phase;
+	int rc;
+
+	if ((rc = kerf_json_object(obj, "status", "", &status, d->err)) < 0 ||
+	    (rc = kerf_json_string(status, "phase", "status", &phase, d->err)) < 0)
+		return rc;
+	d->p->phase = KERF_PHASE_PENDING;
+	if (!phase)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(phase, names[i])) {
+			d->p->phase = (uint8_t)i;
+			return 0;
+		}
+	{
+		char shown[80];
+
+		return kerf_err_set(d->err, -KERF_EPARSE,
+				    "status.phase '%s': not a pod phase",
+				    kerf_escape(shown, sizeof(shown), phase));
+	}
+}
+
+static int required_string(struct decode *d, const json_t *obj,
+			   const char *key, const char *path, const char **out)
+{
+	int rc = kerf_json_string(obj, key, path, out, d->err);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1 || !**out)
+		return kerf_err_set(d->err, -KERF_EPARSE, "%s.%s: missing", path, key);
+	return 0;
+}
+
+static int decode(struct decode *d, const json_t *obj)
+{
+	struct kerf_kpod *p = d->p;
+	const json_t *meta, *spec, *labels, *ann, *affinity, *na;
+	const char *ns, *name, *uid, *s;
+	long long prio;
+	struct req r = { 0 };
+	int rc;
+
+	if (!json_is_object(obj))
+		return kerf_err_set(d->err, -KERF_EPARSE, "pod: expected an object, got %s",
+				    kerf_json_type_name(obj));
+	if ((rc = kerf_json_object(obj, "metadata", "", &meta, d->err)) < 0 ||
+	    (rc = required_string(d, meta, "namespace", "metadata", &ns)) < 0 ||
+	    (rc = required_string(d, meta, "name", "metadata", &name)) < 0 ||
+	    (rc = required_string(d, meta, "uid", "metadata", &uid)) < 0)
+		return rc;
+	kerf_strtab_add(&d->st, &p->ns, ns);
+	kerf_strtab_add(&d->st, &p->name, name);
+	kerf_strtab_add(&d->st, &p->uid, uid);
+	if ((rc = kerf_json_string(meta, "creationTimestamp", "metadata", &s, d->err)) < 0)
+		return rc;
+	if (s && kerf_time_parse_ms(s, &p->created_ms) < 0) {
+		char shown[80];
+
+		return kerf_err_set(d->err, -KERF_EPARSE,
+				    "metadata.creationTimestamp '%s': not an RFC 3339 time",
+				    kerf_escape(shown, sizeof(shown), s));
+	}
+	if ((rc = kerf_json_string(meta, "deletionTimestamp", "metadata", &s, d->err)) < 0)
+		return rc;
+	p->terminating = s != NULL;
+	if ((rc = kerf_json_object(meta, "labels", "metadata", &labels, d->err)) < 0 ||
+	    (rc = kerf_json_object(meta, "annotations", "metadata", &ann, d->err)) < 0)
+		return rc;
+	if ((rc = kerf_json_string(labels, KERF_LABEL_TENANT, "metadata.labels", &s, d->err)) < 0)
+		return rc;
+	if (s)
+		kerf_strtab_add(&d->st, &p->tenant, s);
+	if ((rc = kerf_json_string(labels, KERF_LABEL_GANG, "metadata.labels", &s, d->err)) < 0)
+		return rc;
+	if (s)
+		kerf_strtab_add(&d->st, &p->gang, s);
+	read_annotations(d, ann);
+
+	if ((rc = kerf_json_object(obj, "spec", "", &spec, d->err)) < 0)
+		return rc;
+	if (!spec)
+		return kerf_err_set(d->err, -KERF_EPARSE, "spec: missing");
+	if ((rc = kerf_json_string(spec, "nodeName", "spec", &s, d->err)) < 0)
+		return rc;
+	if (s && *s)
+		kerf_strtab_add(&d->st, &p->node, s);
+	if ((rc = kerf_json_string(spec, "schedulerName", "spec", &s, d->err)) < 0)
+		return rc;
+	kerf_strtab_add(&d->st, &p->scheduler, s && *s ? s : "default-scheduler");
+	if ((rc = kerf_json_string(spec, "priorityClassName", "spec", &s, d->err)) < 0)
+		return rc;
+	if (s && *s)
+		kerf_strtab_add(&d->st, &p->priority_class, s);
+	rc = kerf_json_int(spec, "priority", "spec", INT32_MIN, INT32_MAX, &prio, d->err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		p->priority = (int32_t)prio;
+		p->has_priority = true;
+	}
+	if ((rc = effective_req(d, spec, &r)) < 0 ||
+	    (rc = read_selector(d, spec)) < 0 ||
+	    (rc = read_tolerations(d, spec)) < 0)
+		return rc;
+	p->cpu_milli = r.cpu_milli;
+	p->mem_mib = (r.mem_bytes + (1 << 20) - 1) >> 20;
+	p->nr_gpus = (int32_t)r.gpus;
+	p->nr_mig = (int32_t)r.mig;
+	if (d->mig_profile && r.mig > 0)
+		kerf_strtab_add(&d->st, &p->mig_profile, d->mig_profile);
+	if (p->gpu_milli && (p->nr_gpus || p->nr_mig))
+		set_invalid(d, "metadata.annotations.%s: a fraction of a GPU together with whole GPUs or MIG instances",
+			    KERF_ANN_GPU_FRACTION);
+	if (p->nr_gpus && p->nr_mig)
+		set_invalid(d, "spec.containers: whole GPUs (%s) and MIG instances together",
+			    KERF_RES_GPU);
+	if ((rc = kerf_json_object(spec, "affinity", "spec", &affinity, d->err)) < 0 ||
+	    (rc = kerf_json_object(affinity, "nodeAffinity", "spec.affinity", &na, d->err)) < 0)
+		return rc;
+	p->required_affinity =
+		kerf_json_get(na, "requiredDuringSchedulingIgnoredDuringExecution") != NULL;
+	if ((rc = read_phase(d, obj)) < 0)
+		return rc;
+	if (d->invalid[0])
+		kerf_strtab_add(&d->st, &p->invalid, d->invalid);
+	return 0;
+}
+
+int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
+		     struct kerf_err *err)
+{
+	struct decode *d = calloc(1, sizeof(*d));
+	struct kerf_kpod p = { 0 };
+	int rc;
+
+	if (!d)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	d->p = &p;
+	d->err = err;
+	kerf_strtab_init(&d->st);
+	rc = decode(d, obj);
+	if (rc == 0) {
+		p.strings = kerf_strtab_finish(&d->st, &rc);
+		if (rc < 0)
+			rc = kerf_err_set(err, rc, "pod %s: %s", "strings",
+					  rc == -KERF_ENOMEM ? "out of memory" : "too long");
+	}
+	kerf_strtab_release(&d->st);
+	free(d);
+	if (rc < 0) {
+		free(p.selector);
+		free(p.tolerations);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void kerf_kpod_release(struct kerf_kpod *p)
+{
+	if (!p)
+		return;
+	free(p->strings);
+	free(p->selector);
+	free(p->tolerations);
+	memset(p, 0, sizeof(*p));
+}
+
+bool kerf_kpod_wants_gpu(const struct kerf_kpod *p)
+{
+	return p->nr_gpus > 0 || p->nr_mig > 0 || p->gpu_milli > 0;
+}
+
+bool kerf_kpod_is_done(const struct kerf_kpod *p)
+{
+	return p->phase == KERF_PHASE_SUCCEEDED || p->phase == KERF_PHASE_FAILED;
+}

@@ -1,0 +1,68 @@
+#include "kobj/strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+
+void kerf_strtab_init(struct kerf_strtab *t)
+{
+	kerf_buf_init(&t->text, KERF_STRTAB_MAX_BYTES);
+	t->nr_fix = 0;
+	t->rc = 0;
+}
+
+void kerf_strtab_release(struct kerf_strtab *t)
+{
+	kerf_buf_release(&t->text);
+}
+
+void kerf_strtab_add_n(struct kerf_strtab *t, const char **field,
+		       const char *s, size_t len)
+{
+	size_t off = t->text.len;
+	int rc;
+
+	if (t->rc)
+		return;
+	if (t->nr_fix == KERF_STRTAB_MAX_FIELDS) {
+		t->rc = -KERF_ELIMIT;
+		return;
+	}
+	rc = kerf_buf_add(&t->text, s, len);
+	if (rc == 0)
+		rc = kerf_buf_add(&t->text, "", 1);
+	if (rc < 0) {
+		t->rc = rc;
+		return;
+	}
+	t->fix[t->nr_fix].field = field;
+	t->fix[t->nr_fix].off = off;
+	t->nr_fix++;
+}
+
+void kerf_strtab_add(struct kerf_strtab *t, const char **field, const char *s)
+{
+	kerf_strtab_add_n(t, field, s, strlen(s));
+}
+
+char *kerf_strtab_finish(struct kerf_strtab *t, int *rc)
+{
+	size_t len;
+	char *block;
+
+	*rc = t->rc;
+	if (t->rc)
+		return NULL;
+	block = kerf_buf_detach(&t->text, &len);
+	if (!block && t->nr_fix == 0)
+		block = calloc(1, 1);
+	if (!block) {
+		*rc = -KERF_ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < t->nr_fix; i++)
+		*t->fix[i].field = block + t->fix[i].off;
+	t->nr_fix = 0;
+	return block;
+}

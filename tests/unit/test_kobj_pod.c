@@ -1,0 +1,413 @@
+/*
+ * kobj/pod, kobj/node, kobj/time: Kubernetes objects as the API server
+ * sends them (shapes from the real v1.34.9 captures) into kerf's compact
+ * forms; the effective request rule; what is an error and what only makes
+ * a pod unschedulable.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kobj/names.h"
+#include "kobj/node.h"
+#include "kobj/pod.h"
+#include "kobj/time.h"
+
+/* The pod of pods/create.json as the API server returned it (trimmed). */
+static const char *real_pod =
+	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p1\","
+	"\"namespace\":\"team-a\",\"uid\":\"599389b8-0c5d-43e1-b27f-92bf938cac8b\","
+	"\"resourceVersion\":\"208\",\"generation\":1,"
+	"\"creationTimestamp\":\"2026-12-02T18:31:53Z\",\"labels\":{\"app\":\"train\","
+	"\"kerf.io/gang\":\"g1\",\"kerf.io/tenant\":\"team-a\"}},"
+	"\"spec\":{\"containers\":[{\"name\":\"train\",\"image\":\"busybox:1.36\","
+	"\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"2\"},\"requests\":"
+	"{\"nvidia.com/gpu\":\"2\"}}}],\"restartPolicy\":\"Always\","
+	"\"schedulerName\":\"kerf\",\"tolerations\":[{\"key\":"
+	"\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\",\"effect\":"
+	"\"NoExecute\",\"tolerationSeconds\":300},{\"key\":"
+	"\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\",\"effect\":"
+	"\"NoExecute\",\"tolerationSeconds\":300}],\"priority\":0,"
+	"\"preemptionPolicy\":\"PreemptLowerPriority\"},\"status\":{\"phase\":"
+	"\"Pending\",\"qosClass\":\"BestEffort\"}}";
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	if (!j)
+		fail_msg("bad test JSON: %s at %d", e.text, e.position);
+	return j;
+}
+
+/* A pod with the given metadata extras, spec extras and status. */
+static json_t *pod_with(const char *labels, const char *annotations,
+			const char *spec)
+{
+	char text[8192];
+
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u\","
+		 "\"labels\":{%s},\"annotations\":{%s}},\"spec\":{%s}}",
+		 labels, annotations, spec);
+	return parse(text);
+}
+
+static void decode_ok(json_t *j, struct kerf_kpod *p)
+{
+	struct kerf_err err = { 0 };
+
+	if (kerf_kpod_decode(j, p, &err) < 0)
+		fail_msg("decode: %s", err.msg);
+	json_decref(j);
+}
+
+static void decode_fails(json_t *j, int code, const char *msg)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_kpod p;
+
+	assert_int_equal(kerf_kpod_decode(j, &p, &err), code);
+	if (!strstr(err.msg, msg))
+		fail_msg("message '%s' lacks '%s'", err.msg, msg);
+	json_decref(j);
+}
+
+static void test_real_pod(void **state)
+{
+	struct kerf_kpod p;
+
+	(void)state;
+	decode_ok(parse(real_pod), &p);
+	assert_string_equal(p.ns, "team-a");
+	assert_string_equal(p.name, "p1");
+	assert_string_equal(p.uid, "599389b8-0c5d-43e1-b27f-92bf938cac8b");
+	assert_string_equal(p.scheduler, "kerf");
+	assert_string_equal(p.gang, "g1");
+	assert_string_equal(p.tenant, "team-a");
+	assert_null(p.node);
+	assert_null(p.invalid);
+	assert_int_equal(p.nr_gpus, 2);
+	assert_int_equal(p.cpu_milli, 0);
+	assert_true(p.has_priority);
+	assert_int_equal(p.priority, 0);
+	assert_int_equal(p.phase, KERF_PHASE_PENDING);
+	assert_int_equal(p.created_ms, 1796236313000LL);
+	assert_int_equal(p.nr_tolerations, 2);
+	assert_int_equal(p.tolerations[0].op, KERF_TOL_EXISTS);
+	assert_int_equal(p.tolerations[0].effect, KERF_EFFECT_NO_EXECUTE);
+	assert_true(kerf_kpod_wants_gpu(&p));
+	kerf_kpod_release(&p);
+}
+
+static void test_effective_request(void **state)
+{
+	struct kerf_kpod p;
+
+	(void)state;
+	/* two app containers add up; limits stand in for missing requests */
+	decode_ok(pod_with("", "",
+			   "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"500m\","
+			   "\"memory\":\"1Gi\"},\"limits\":{\"nvidia.com/gpu\":\"1\",\"cpu\":\"4\"}}},"
+			   "{\"resources\":{\"limits\":{\"cpu\":\"1.5\",\"memory\":\"1500Mi\","
+			   "\"nvidia.com/gpu\":\"2\"}}}]"),
+		  &p);
+	assert_int_equal(p.cpu_milli, 2000);
+	assert_int_equal(p.mem_mib, 2524);
+	assert_int_equal(p.nr_gpus, 3);
+	kerf_kpod_release(&p);
+	/* an init container larger than the app wins; sidecars add */
+	decode_ok(pod_with("", "",
+			   "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],"
+			   "\"initContainers\":[{\"resources\":{\"requests\":{\"cpu\":\"3\","
+			   "\"nvidia.com/gpu\":\"4\"}}},{\"restartPolicy\":\"Always\","
+			   "\"resources\":{\"requests\":{\"cpu\":\"250m\"}}},"
+			   "{\"resources\":{\"requests\":{\"cpu\":\"2900m\"}}}],"
+			   "\"overhead\":{\"cpu\":\"100m\",\"nvidia.com/gpu\":\"9\"}"),
+		  &p);
+	/* max(app 1 + sidecar 0.25, init 3, 2.9 + 0.25) + overhead 0.1 */
+	assert_int_equal(p.cpu_milli, 3250);
+	assert_int_equal(p.nr_gpus, 4);
+	kerf_kpod_release(&p);
+	/* memory rounds up to MiB, a MIG resource names the profile */
+	decode_ok(pod_with("", "",
+			   "\"containers\":[{\"resources\":{\"limits\":{\"memory\":\"1000001\","
+			   "\"nvidia.com/mig-3g.40gb\":\"1\"}}}]"),
+		  &p);
+	assert_int_equal(p.mem_mib, 1);
+	assert_int_equal(p.nr_mig, 1);
+	assert_string_equal(p.mig_profile, "3g.40gb");
+	assert_int_equal(p.nr_gpus, 0);
+	kerf_kpod_release(&p);
+}
+
+static void test_annotations(void **state)
+{
+	struct kerf_kpod p;
+
+	(void)state;
+	decode_ok(pod_with("\"kerf.io/gang\":\"g\"",
+			   "\"kerf.io/gang-size\":\"4\",\"kerf.io/gpu-fraction\":\"0.25\","
+			   "\"kerf.io/gpu-memory\":\"10Gi\",\"kerf.io/gpu-sharing\":\"mps\","
+			   "\"kerf.io/preempt-at\":\"2026-12-02T18:31:53Z\","
+			   "\"kerf.io/checkpoint-done\":\"2026-12-02T18:31:50.5+00:00\","
+			   "\"kerf.io/assigned-gpus\":\"0,1\"",
+			   "\"containers\":[{}]"),
+		  &p);
+	assert_null(p.invalid);
+	assert_int_equal(p.gang_size, 4);
+	assert_int_equal(p.gpu_milli, 250);
+	assert_int_equal(p.gpu_mem_mib, 10240);
+	assert_int_equal(p.share, 1 /* KERF_SHARE_MPS */);
+	assert_int_equal(p.preempt_at_ms, 1796236313000LL);
+	assert_int_equal(p.checkpoint_done_ms, 1796236310500LL);
+	assert_string_equal(p.assigned_gpus, "0,1");
+	assert_true(kerf_kpod_wants_gpu(&p));
+	kerf_kpod_release(&p);
+}
+
+/* Each of these decodes (what it holds is counted) but may not be placed. */
+static void test_unschedulable(void **state)
+{
+	static const struct {
+		const char *ann, *spec, *msg;
+	} cases[] = {
+		{ "\"kerf.io/gang-size\":\"four\"", "", "kerf.io/gang-size 'four': expected a whole number 1..4096" },
+		{ "\"kerf.io/gang-size\":\"0\"", "", "kerf.io/gang-size '0'" },
+		{ "\"kerf.io/gang-size\":\"-1\"", "", "kerf.io/gang-size '-1'" },
+		{ "\"kerf.io/gang-size\":\"4097\"", "", "kerf.io/gang-size '4097'" },
+		{ "\"kerf.io/gang-size\":4", "", "kerf.io/gang-size ''" },
+		{ "\"kerf.io/gpu-fraction\":\"1\"", "", "kerf.io/gpu-fraction '1': expected a fraction" },
+		{ "\"kerf.io/gpu-fraction\":\"0\"", "", "kerf.io/gpu-fraction '0'" },
+		{ "\"kerf.io/gpu-fraction\":\"0.5\"",
+		  "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]",
+		  "a fraction of a GPU together with whole GPUs" },
+		{ "\"kerf.io/gpu-memory\":\"lots\"", "", "kerf.io/gpu-memory 'lots'" },
+		{ "\"kerf.io/gpu-sharing\":\"\\u001b[2J\"", "", "kerf.io/gpu-sharing '\\x1b[2J': expected mps or timeslice" },
+		{ "\"kerf.io/preempt-at\":\"yesterday\"", "", "kerf.io/preempt-at 'yesterday': not an RFC 3339 time" },
+		{ "\"kerf.io/checkpoint-done\":\"2026-13-01T00:00:00Z\"", "", "kerf.io/checkpoint-done" },
+		{ "", "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/mig-1g.10gb\":\"1\","
+		  "\"nvidia.com/mig-3g.40gb\":\"1\"}}}]", "a second MIG profile" },
+		{ "", "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/mig-1g.10gb\":\"1\","
+		  "\"nvidia.com/gpu\":\"1\"}}}]", "whole GPUs (nvidia.com/gpu) and MIG instances together" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kerf_kpod p;
+		char spec[1024];
+
+		snprintf(spec, sizeof(spec), "%s", *cases[i].spec ? cases[i].spec : "\"containers\":[]");
+		decode_ok(pod_with("", cases[i].ann, spec), &p);
+		if (!p.invalid || !strstr(p.invalid, cases[i].msg))
+			fail_msg("case %zu: invalid '%s' lacks '%s'", i,
+				 p.invalid ? p.invalid : "(none)", cases[i].msg);
+		assert_null(strchr(p.invalid, '\x1b'));
+		kerf_kpod_release(&p);
+	}
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	decode_fails(parse("[]"), -KERF_EPARSE, "pod: expected an object, got an array");
+	decode_fails(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},\"spec\":{}}"),
+		     -KERF_EPARSE, "metadata.uid: missing");
+	decode_fails(parse("{\"metadata\":{\"name\":\"\",\"namespace\":\"n\",\"uid\":\"u\"},\"spec\":{}}"),
+		     -KERF_EPARSE, "metadata.name: missing");
+	decode_fails(parse("{\"metadata\":{\"name\":7,\"namespace\":\"n\",\"uid\":\"u\"},\"spec\":{}}"),
+		     -KERF_EPARSE, "metadata.name: expected a string, got an integer");
+	decode_fails(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u\"}}"),
+		     -KERF_EPARSE, "spec: missing");
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"fast\"}}}]"),
+		     -KERF_EPARSE, "spec.containers[0].resources.requests.cpu 'fast': not a quantity");
+	decode_fails(pod_with("", "", "\"containers\":[{},{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1500m\"}}}]"),
+		     -KERF_EINVAL, "spec.containers[1].resources.limits.nvidia.com/gpu '1500m': must be an integer");
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"memory\":\"9Ei\"}}}]"),
+		     -KERF_ERANGE, "requests.memory '9Ei': out of range");
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"memory\":\"4Ei\"}}}]"),
+		     -KERF_ERANGE, "requests.memory: out of range");
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":[]}}]"),
+		     -KERF_EPARSE, "spec.containers[0].resources.requests: expected an object, got an array");
+	decode_fails(pod_with("", "", "\"containers\":{}"),
+		     -KERF_EPARSE, "spec.containers: expected an array, got an object");
+	decode_fails(pod_with("", "", "\"tolerations\":[{\"operator\":\"Near\"}]"),
+		     -KERF_EPARSE, "spec.tolerations[0].operator 'Near': expected Equal or Exists");
+	decode_fails(pod_with("", "", "\"tolerations\":[{\"effect\":\"NoWay\"}]"),
+		     -KERF_EPARSE, "spec.tolerations[0].effect 'NoWay'");
+	decode_fails(pod_with("", "", "\"nodeSelector\":{\"a\":1}"),
+		     -KERF_EPARSE, "spec.nodeSelector.a: expected a string, got an integer");
+	decode_fails(pod_with("", "", "\"priority\":4294967296"),
+		     -KERF_ERANGE, "spec.priority: 4294967296 out of range");
+	decode_fails(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u\"},"
+			   "\"spec\":{},\"status\":{\"phase\":\"Sleeping\"}}"),
+		     -KERF_EPARSE, "status.phase 'Sleeping': not a pod phase");
+	decode_fails(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u\","
+			   "\"creationTimestamp\":\"noon\"},\"spec\":{}}"),
+		     -KERF_EPARSE, "metadata.creationTimestamp 'noon'");
+}
+
+static void test_bound_and_done(void **state)
+{
+	struct kerf_kpod p;
+
+	(void)state;
+	decode_ok(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u\","
+			"\"deletionTimestamp\":\"2026-12-02T18:31:53Z\"},\"spec\":{"
+			"\"nodeName\":\"gpu-node-1\",\"schedulerName\":\"\"},"
+			"\"status\":{\"phase\":\"Succeeded\"}}"),
+		  &p);
+	assert_string_equal(p.node, "gpu-node-1");
+	assert_string_equal(p.scheduler, "default-scheduler");
+	assert_true(p.terminating);
+	assert_true(kerf_kpod_is_done(&p));
+	assert_false(kerf_kpod_wants_gpu(&p));
+	assert_false(p.has_priority);
+	kerf_kpod_release(&p);
+}
+
+static const char *real_node =
+	"{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"gpu-node-1\","
+	"\"uid\":\"6f1\",\"labels\":{\"nvidia.com/gpu.present\":\"true\","
+	"\"nvidia.com/gpu.product\":\"NVIDIA-A100-SXM4-80GB\",\"nvidia.com/gpu.memory\":"
+	"\"81920\",\"kerf.io/nvlink-domain\":\"rack-7\"}},\"spec\":{\"taints\":[{\"key\":"
+	"\"node.kubernetes.io/not-ready\",\"effect\":\"NoSchedule\"}]},\"status\":{"
+	"\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"nvidia.com/gpu\":\"8\"},"
+	"\"allocatable\":{\"cpu\":\"63500m\",\"memory\":\"500Gi\",\"nvidia.com/gpu\":\"8\"},"
+	"\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}";
+
+static void test_node(void **state)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_knode n;
+	struct kerf_kpod p;
+	json_t *j = parse(real_node);
+
+	(void)state;
+	assert_int_equal(kerf_knode_decode(j, &n, &err), 0);
+	json_decref(j);
+	assert_string_equal(n.name, "gpu-node-1");
+	assert_string_equal(n.gpu_model, "NVIDIA-A100-SXM4-80GB");
+	assert_string_equal(n.nvlink_domain, "rack-7");
+	assert_int_equal(n.gpu_mem_mib, 81920);
+	assert_int_equal(n.cpu_milli, 63500);
+	assert_int_equal(n.mem_mib, 500 * 1024);
+	assert_int_equal(n.nr_gpus, 8);
+	assert_true(n.ready);
+	assert_null(n.invalid);
+	assert_true(kerf_knode_is_usable(&n));
+	assert_string_equal(kerf_knode_label(&n, "nvidia.com/gpu.present"), "true");
+	/* the not-ready taint: only a pod tolerating it may go there */
+	decode_ok(pod_with("", "", "\"nodeSelector\":{\"kerf.io/nvlink-domain\":\"rack-7\"}"), &p);
+	assert_false(kerf_knode_tolerated(&n, &p));
+	assert_true(kerf_knode_selected(&n, &p));
+	kerf_kpod_release(&p);
+	decode_ok(pod_with("", "", "\"tolerations\":[{\"operator\":\"Exists\"}],"
+			   "\"nodeSelector\":{\"kerf.io/nvlink-domain\":\"rack-8\"}"), &p);
+	assert_true(kerf_knode_tolerated(&n, &p));
+	assert_false(kerf_knode_selected(&n, &p));
+	kerf_kpod_release(&p);
+	decode_ok(pod_with("", "", "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\","
+			   "\"operator\":\"Exists\",\"effect\":\"NoExecute\"}]"), &p);
+	assert_false(kerf_knode_tolerated(&n, &p));
+	kerf_kpod_release(&p);
+	kerf_knode_release(&n);
+}
+
+static void test_node_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "{\"metadata\":{}}", "metadata.name: missing" },
+		{ "{\"metadata\":{\"name\":\"n\"},\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"1500m\"}}}",
+		  "status.allocatable.nvidia.com/gpu '1500m': must be an integer" },
+		{ "{\"metadata\":{\"name\":\"n\"},\"status\":{\"allocatable\":{\"cpu\":\"x\"}}}",
+		  "status.allocatable.cpu 'x': not a quantity" },
+		{ "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"Maybe\"}]}}",
+		  "spec.taints[0].effect 'Maybe'" },
+		{ "{\"metadata\":{\"name\":\"n\"},\"spec\":{\"unschedulable\":\"yes\"}}",
+		  "spec.unschedulable: expected a boolean, got a string" },
+		{ "{\"metadata\":{\"name\":\"n\",\"labels\":{\"a\":true}}}",
+		  "metadata.labels.a: expected a string, got a boolean" },
+	};
+	struct kerf_err err = { 0 };
+	struct kerf_knode n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = parse(bad[i].text);
+
+		assert_true(kerf_knode_decode(j, &n, &err) < 0);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, bad[i].msg);
+		kerf_err_clear(&err);
+		json_decref(j);
+	}
+	/* GPUs without a model label, MIG GPUs beyond the GPUs: kept, unusable */
+	{
+		json_t *j = parse("{\"metadata\":{\"name\":\"n\",\"labels\":{\"kerf.io/mig-gpus\":\"9\"}},"
+				  "\"spec\":{\"unschedulable\":true},\"status\":{\"allocatable\":"
+				  "{\"nvidia.com/gpu\":\"4\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+
+		assert_int_equal(kerf_knode_decode(j, &n, &err), 0);
+		json_decref(j);
+		assert_non_null(n.invalid);
+		assert_non_null(strstr(n.invalid, "nvidia.com/gpu.product: missing on a node with 4 GPUs"));
+		assert_true(n.unschedulable);
+		assert_false(kerf_knode_is_usable(&n));
+		kerf_knode_release(&n);
+	}
+}
+
+static void test_time(void **state)
+{
+	char text[KERF_TIME_TEXT_MAX];
+	int64_t ms;
+
+	(void)state;
+	assert_int_equal(kerf_time_parse_ms("1970-01-01T00:00:00Z", &ms), 0);
+	assert_int_equal(ms, 0);
+	assert_int_equal(kerf_time_parse_ms("2026-12-02T18:28:56.123456Z", &ms), 0);
+	assert_int_equal(ms, 1796236136123LL);
+	kerf_time_format_micro(ms, text);
+	assert_string_equal(text, "2026-12-02T18:28:56.123000Z");
+	kerf_time_format(ms, text);
+	assert_string_equal(text, "2026-12-02T18:28:56Z");
+	assert_int_equal(kerf_time_parse_ms("2026-12-02T20:28:56+02:00", &ms), 0);
+	assert_int_equal(ms, 1796236136000LL);
+	assert_int_equal(kerf_time_parse_ms("2024-02-29T00:00:00Z", &ms), 0);
+	kerf_time_format(ms, text);
+	assert_string_equal(text, "2024-02-29T00:00:00Z");
+	static const char *bad[] = {
+		"", "2026-12-02", "2026-12-02T18:28:56", "2026-12-02 18:28:56Z",
+		"2023-02-29T00:00:00Z", "2026-00-01T00:00:00Z", "2026-12-32T00:00:00Z",
+		"2026-12-02T24:00:00Z", "2026-12-02T18:28:56.Z", "2026-12-02T18:28:56.1234567890Z",
+		"2026-12-02T18:28:56Zjunk", "1969-12-31T23:59:59Z", "2026-12-02T18:28:56+2:00",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (kerf_time_parse_ms(bad[i], &ms) != -KERF_EPARSE)
+			fail_msg("accepted '%s'", bad[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_pod),
+		cmocka_unit_test(test_effective_request),
+		cmocka_unit_test(test_annotations),
+		cmocka_unit_test(test_unschedulable),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bound_and_done),
+		cmocka_unit_test(test_node),
+		cmocka_unit_test(test_node_errors),
+		cmocka_unit_test(test_time),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
