@@ -21,7 +21,11 @@
 	X(KERF_ENOTFOUND, 6, "not found")                           \
 	X(KERF_ELIMIT,    7, "limit exceeded")                      \
 	X(KERF_EEXIST,    8, "already exists")                      \
-	X(KERF_EBUSY,     9, "in use")
+	X(KERF_EBUSY,     9, "in use")                              \
+	X(KERF_EGONE,    10, "resource version expired")            \
+	X(KERF_ETIMEDOUT,11, "timed out")                           \
+	X(KERF_ETRANSPORT,12, "transport error")                    \
+	X(KERF_EHTTP,    13, "API server refused the request")
 /* clang-format on */
 
 #define KERF_ERR_ENUM(name, num, text) name = num,

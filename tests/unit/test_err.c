@@ -95,6 +95,10 @@ static void test_strerror_every_code(void **state)
 		{ KERF_ELIMIT, "limit exceeded" },
 		{ KERF_EEXIST, "already exists" },
 		{ KERF_EBUSY, "in use" },
+		{ KERF_EGONE, "resource version expired" },
+		{ KERF_ETIMEDOUT, "timed out" },
+		{ KERF_ETRANSPORT, "transport error" },
+		{ KERF_EHTTP, "API server refused the request" },
 	};
 
 	(void)state;
