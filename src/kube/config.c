@@ -126,9 +126,13 @@ int kerf_kube_config_token_refresh(struct kerf_kube_config *cfg,
 	while (end > start && is_space(end[-1]))
 		end--;
 	if (start == end || memchr(start, '\0', (size_t)(end - start))) {
+		char shown[160];
+
 		free(text);
 		return kerf_err_set(err, -KERF_EPARSE,
-				    "token file: empty or not text");
+				    "token file '%s': empty or not text",
+				    kerf_escape(shown, sizeof(shown),
+						cfg->token_path));
 	}
 	*end = '\0';
 	tok = kerf_strdup(start);
