@@ -247,7 +247,7 @@ static void test_more_errors(void **state)
 	assert_non_null(strstr(err.msg, "/tok': empty or not text"));
 	kerf_err_clear(&err);
 	assert_int_equal(kerf_kubeconfig_parse(&cfg, base_cfg, strlen(base_cfg), "kc", NULL, "other", &err), -KERF_EPARSE);
-	assert_string_equal(err.msg, "kc:21: clusters[1].cluster.certificate-authority: file references are not allowed here");
+	assert_string_equal(err.msg, "kc:22: clusters[1].cluster.certificate-authority: file references are not allowed here");
 	kerf_err_clear(&err);
 	assert_int_equal(kerf_kubeconfig_parse(&cfg, "", 0, "kc", NULL, NULL, &err), -KERF_EPARSE);
 	assert_string_equal(err.msg, "kc: empty kubeconfig");
