@@ -426,8 +426,9 @@ static uint64_t start_due(struct kerf_kube_client *c, uint64_t now)
 			/* FIFO: once one waits for a token, all after it do */
 			wait = limited ? 1 : kerf_kube_ratelimit_take(&c->rl, now);
 			if (wait > 0) {
-				if (!limited)
+				if (!r->rate_waited)
 					c->counters.rate_limited++;
+				r->rate_waited = true;
 				limited = true;
 				next = wait < next ? wait : next;
 				i++;

@@ -28,6 +28,7 @@ struct kreq {
 	enum kreq_state state;
 	bool watch;
 	bool cancelled;
+	bool rate_waited;           /* counted in counters.rate_limited */
 	uint64_t due_ms;
 	char *method;
 	char *path;
