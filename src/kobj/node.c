@@ -257,7 +257,7 @@ int kerf_knode_decode(const json_t *obj, struct kerf_knode *out,
 	kerf_strtab_init(&d->st);
 	rc = decode(d, obj);
 	if (rc == 0) {
-		n.strings = kerf_strtab_finish(&d->st, &rc);
+		n.strings = kerf_strtab_finish(&d->st, &n.strings_len, &rc);
 		if (rc < 0)
 			rc = kerf_err_set(err, rc, "node: %s",
 					  rc == -KERF_ENOMEM ? "out of memory" : "too many strings");
@@ -322,4 +322,45 @@ bool kerf_knode_selected(const struct kerf_knode *n,
 			return false;
 	}
 	return true;
+}
+
+int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
+{
+	struct kerf_knode c = *src;
+	const char **fields[6 + 2 * (KERF_KNODE_MAX_LABELS + KERF_KNODE_MAX_TAINTS)];
+	size_t nr = 0;
+
+	c.labels = NULL;
+	c.taints = NULL;
+	if (src->nr_labels &&
+	    !(c.labels = malloc(src->nr_labels * sizeof(*c.labels))))
+		goto oom;
+	if (src->nr_taints && !(c.taints = malloc(src->nr_taints * sizeof(*c.taints))))
+		goto oom;
+	if (c.labels)
+		memcpy(c.labels, src->labels, src->nr_labels * sizeof(*c.labels));
+	if (c.taints)
+		memcpy(c.taints, src->taints, src->nr_taints * sizeof(*c.taints));
+	fields[nr++] = &c.name;
+	fields[nr++] = &c.uid;
+	fields[nr++] = &c.gpu_model;
+	fields[nr++] = &c.nvlink_domain;
+	fields[nr++] = &c.invalid;
+	for (size_t i = 0; i < src->nr_labels; i++) {
+		fields[nr++] = &c.labels[i].key;
+		fields[nr++] = &c.labels[i].value;
+	}
+	for (size_t i = 0; i < src->nr_taints; i++) {
+		fields[nr++] = &c.taints[i].key;
+		fields[nr++] = &c.taints[i].value;
+	}
+	if (kerf_strtab_clone(src->strings, src->strings_len, &c.strings,
+			      (const char **const *)fields, nr) < 0)
+		goto oom;
+	*dst = c;
+	return 0;
+oom:
+	free(c.labels);
+	free(c.taints);
+	return -KERF_ENOMEM;
 }

@@ -34,6 +34,7 @@ struct kerf_taint {
 
 struct kerf_knode {
 	char *strings;         /* owns every string below */
+	size_t strings_len;
 	const char *name, *uid;
 	const char *gpu_model; /* NULL: no label */
 	const char *nvlink_domain; /* NULL: none */
@@ -55,6 +56,9 @@ struct kerf_knode {
 int kerf_knode_decode(const json_t *obj, struct kerf_knode *out,
 		      struct kerf_err *err);
 void kerf_knode_release(struct kerf_knode *n);
+
+/* A deep copy of src into *dst: 0 or -KERF_ENOMEM (dst untouched). */
+int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src);
 
 /* The value of label key, or NULL. */
 const char *kerf_knode_label(const struct kerf_knode *n, const char *key);

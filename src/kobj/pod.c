@@ -578,7 +578,7 @@ int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 	kerf_strtab_init(&d->st);
 	rc = decode(d, obj);
 	if (rc == 0) {
-		p.strings = kerf_strtab_finish(&d->st, &rc);
+		p.strings = kerf_strtab_finish(&d->st, &p.strings_len, &rc);
 		if (rc < 0)
 			rc = kerf_err_set(err, rc, "pod %s: %s", "strings",
 					  rc == -KERF_ENOMEM ? "out of memory" : "too long");
@@ -612,4 +612,54 @@ bool kerf_kpod_wants_gpu(const struct kerf_kpod *p)
 bool kerf_kpod_is_done(const struct kerf_kpod *p)
 {
 	return p->phase == KERF_PHASE_SUCCEEDED || p->phase == KERF_PHASE_FAILED;
+}
+
+int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
+{
+	struct kerf_kpod c = *src;
+	const char **fields[8 + 2 * (KERF_POD_MAX_SELECTOR + KERF_POD_MAX_TOLERATIONS) + 8];
+	size_t nr = 0;
+
+	c.selector = NULL;
+	c.tolerations = NULL;
+	if (src->nr_selector &&
+	    !(c.selector = malloc(src->nr_selector * sizeof(*c.selector))))
+		goto oom;
+	if (src->nr_tolerations &&
+	    !(c.tolerations = malloc(src->nr_tolerations * sizeof(*c.tolerations))))
+		goto oom;
+	if (c.selector)
+		memcpy(c.selector, src->selector, src->nr_selector * sizeof(*c.selector));
+	if (c.tolerations)
+		memcpy(c.tolerations, src->tolerations,
+		       src->nr_tolerations * sizeof(*c.tolerations));
+	fields[nr++] = &c.ns;
+	fields[nr++] = &c.name;
+	fields[nr++] = &c.uid;
+	fields[nr++] = &c.node;
+	fields[nr++] = &c.scheduler;
+	fields[nr++] = &c.tenant;
+	fields[nr++] = &c.gang;
+	fields[nr++] = &c.priority_class;
+	fields[nr++] = &c.mig_profile;
+	fields[nr++] = &c.assigned_gpus;
+	fields[nr++] = &c.assigned_mig;
+	fields[nr++] = &c.invalid;
+	for (size_t i = 0; i < src->nr_selector; i++) {
+		fields[nr++] = &c.selector[i].key;
+		fields[nr++] = &c.selector[i].value;
+	}
+	for (size_t i = 0; i < src->nr_tolerations; i++) {
+		fields[nr++] = &c.tolerations[i].key;
+		fields[nr++] = &c.tolerations[i].value;
+	}
+	if (kerf_strtab_clone(src->strings, src->strings_len, &c.strings,
+			      (const char **const *)fields, nr) < 0)
+		goto oom;
+	*dst = c;
+	return 0;
+oom:
+	free(c.selector);
+	free(c.tolerations);
+	return -KERF_ENOMEM;
 }

@@ -68,6 +68,7 @@ enum {
 
 struct kerf_kpod {
 	char *strings;               /* owns every string below */
+	size_t strings_len;
 	const char *ns, *name, *uid;
 	const char *node;            /* spec.nodeName; NULL: not bound */
 	const char *scheduler;       /* spec.schedulerName ("default-scheduler") */
@@ -113,6 +114,9 @@ struct kerf_kpod {
 int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 		     struct kerf_err *err);
 void kerf_kpod_release(struct kerf_kpod *p);
+
+/* A deep copy of src into *dst: 0 or -KERF_ENOMEM (dst untouched). */
+int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src);
 
 /* Does the pod ask for any GPU (whole, MIG or a fraction)? */
 bool kerf_kpod_wants_gpu(const struct kerf_kpod *p);

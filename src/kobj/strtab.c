@@ -46,15 +46,15 @@ void kerf_strtab_add(struct kerf_strtab *t, const char **field, const char *s)
 	kerf_strtab_add_n(t, field, s, strlen(s));
 }
 
-char *kerf_strtab_finish(struct kerf_strtab *t, int *rc)
+char *kerf_strtab_finish(struct kerf_strtab *t, size_t *len, int *rc)
 {
-	size_t len;
 	char *block;
 
 	*rc = t->rc;
 	if (t->rc)
 		return NULL;
-	block = kerf_buf_detach(&t->text, &len);
+	*len = 0;
+	block = kerf_buf_detach(&t->text, len);
 	if (!block && t->nr_fix == 0)
 		block = calloc(1, 1);
 	if (!block) {
@@ -65,4 +65,20 @@ char *kerf_strtab_finish(struct kerf_strtab *t, int *rc)
 		*t->fix[i].field = block + t->fix[i].off;
 	t->nr_fix = 0;
 	return block;
+}
+
+int kerf_strtab_clone(const char *src_block, size_t len, char **dst_block,
+		      const char **const *fields, size_t nr)
+{
+	char *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return -KERF_ENOMEM;
+	if (len)
+		memcpy(copy, src_block, len);
+	for (size_t i = 0; i < nr; i++)
+		if (*fields[i])
+			*fields[i] = copy + (*fields[i] - src_block);
+	*dst_block = copy;
+	return 0;
 }

@@ -172,6 +172,45 @@ static void test_annotations(void **state)
 	kerf_kpod_release(&p);
 }
 
+/* A clone lives on when the original is gone (ASan checks the reads). */
+static void test_clone(void **state)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_kpod p, c;
+	struct kerf_knode n, m;
+	json_t *j;
+
+	(void)state;
+	decode_ok(pod_with("\"kerf.io/gang\":\"g\"", "\"kerf.io/gang-size\":\"x\"",
+			   "\"nodeSelector\":{\"a\":\"b\",\"c\":\"d\"},\"tolerations\":[{\"key\":\"k\",\"operator\":\"Exists\"}],"
+			   "\"containers\":[{\"resources\":{\"limits\":{\"nvidia.com/mig-1g.10gb\":\"1\"}}}]"),
+		  &p);
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	kerf_kpod_release(&p);
+	assert_string_equal(c.ns, "ns");
+	assert_string_equal(c.name, "p");
+	assert_string_equal(c.gang, "g");
+	assert_string_equal(c.mig_profile, "1g.10gb");
+	assert_null(c.node);
+	assert_non_null(strstr(c.invalid, "gang-size 'x'"));
+	assert_int_equal(c.nr_selector, 2);
+	assert_string_equal(c.selector[1].key, "c");
+	assert_string_equal(c.selector[1].value, "d");
+	assert_string_equal(c.tolerations[0].key, "k");
+	assert_string_equal(c.tolerations[0].value, "");
+	kerf_kpod_release(&c);
+	j = parse("{\"metadata\":{\"name\":\"n1\",\"labels\":{\"x\":\"y\"}},\"spec\":{\"taints\":[{\"key\":\"t\",\"effect\":\"NoSchedule\"}]}}");
+	assert_int_equal(kerf_knode_decode(j, &n, &err), 0);
+	json_decref(j);
+	assert_int_equal(kerf_knode_clone(&m, &n), 0);
+	kerf_knode_release(&n);
+	assert_string_equal(m.name, "n1");
+	assert_string_equal(kerf_knode_label(&m, "x"), "y");
+	assert_string_equal(m.taints[0].key, "t");
+	assert_null(m.gpu_model);
+	kerf_knode_release(&m);
+}
+
 /* Each of these decodes (what it holds is counted) but may not be placed. */
 static void test_unschedulable(void **state)
 {
@@ -402,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_real_pod),
 		cmocka_unit_test(test_effective_request),
 		cmocka_unit_test(test_annotations),
+		cmocka_unit_test(test_clone),
 		cmocka_unit_test(test_unschedulable),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bound_and_done),
