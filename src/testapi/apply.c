@@ -70,7 +70,7 @@ static void flatten(const json_t *v, const char *path, const char *field,
 			return;
 		}
 	}
-	if (*path)
+	if (*path && !(json_is_object(v) && !json_object_size(v)))
 		json_object_set(out, path, (json_t *)v);
 }
 

@@ -459,7 +459,7 @@ int kerf_ta_crd_serve(struct kerf_ta_ctx *c, const json_t *crd)
 	st = json_object_get(n, "status");
 	kerf_ta_now(now);
 	json_object_set_new(st, "conditions",
-			    json_pack("[{sssssssss}{sssssssss}]", "type",
+			    json_pack("[{ssssssssss}{ssssssssss}]", "type",
 				      "NamesAccepted", "status", "True",
 				      "lastTransitionTime", now, "reason",
 				      "NoConflicts", "message",

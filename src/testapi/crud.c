@@ -226,6 +226,10 @@ static void create(struct kerf_ta_ctx *c)
 		json_object_del(obj, "status");
 	causes = json_array();
 	check_labels(c, obj, causes);
+	if (json_array_size(causes) && k->hooks == &kerf_ta_pod_hooks &&
+	    !json_array_size(kerf_ta_path(obj, "spec.containers")))
+		kerf_ta_cause_add(causes, "FieldValueRequired",
+				  "spec.containers", "Required value");
 	if (json_array_size(causes)) {
 		kerf_ta_invalid(c->rs, k, name, causes);
 		goto out;
@@ -493,7 +497,7 @@ int kerf_ta_delete_obj(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 	else if (q)
 		grace = strtoll(q, NULL, 10);
 	if (!is_pod && !is_ns) {
-		*shown = json_pack("{sssssos{}ss}", "kind", "Status",
+		*shown = json_pack("{sssss{}ss}", "kind", "Status",
 				   "apiVersion", "v1", "metadata", "status",
 				   "Success");
 		json_object_set_new(*shown, "details",

@@ -52,14 +52,14 @@ static json_t *resource_list(struct kerf_testapi_store *st,
 					  "namespaced", true, "kind", "Binding",
 					  "verbs", "create"));
 			json_array_append_new(res,
-				json_pack("{sssssbsssss[s]}", "name",
+				json_pack("{sssssbsssssss[s]}", "name",
 					  "pods/eviction", "singularName", "",
 					  "namespaced", true, "group", "policy",
 					  "version", "v1", "kind", "Eviction",
 					  "verbs", "create"));
 		}
 	}
-	out = json_pack("{sssssss}", "kind", "APIResourceList", "apiVersion",
+	out = json_pack("{ssssss}", "kind", "APIResourceList", "apiVersion",
 			"v1", "groupVersion", gv);
 	json_object_set_new(out, "resources", res);
 	return out;

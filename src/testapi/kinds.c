@@ -301,16 +301,17 @@ static int new_event_check(struct kerf_ta_ctx *c, json_t *ev)
 		json_decref(causes);
 		return -1;
 	}
+	/* a missing eventTime is reported alone, as 1.34 does */
 	if (!json_is_string(json_object_get(ev, "eventTime")))
 		kerf_ta_cause_add(causes, "FieldValueRequired", "eventTime",
 				  "Required value");
-	if (!json_string_length(json_object_get(ev, "reportingComponent")))
+	else if (!json_string_length(json_object_get(ev, "reportingComponent")))
 		kerf_ta_cause_add(causes, "FieldValueRequired",
 				  "reportingController", "Required value");
-	if (!json_string_length(json_object_get(ev, "reportingInstance")))
+	else if (!json_string_length(json_object_get(ev, "reportingInstance")))
 		kerf_ta_cause_add(causes, "FieldValueRequired",
 				  "reportingInstance", "Required value");
-	if (!json_string_length(json_object_get(ev, "action")))
+	else if (!json_string_length(json_object_get(ev, "action")))
 		kerf_ta_cause_add(causes, "FieldValueRequired", "action",
 				  "Required value");
 	if (json_array_size(causes)) {

@@ -106,7 +106,7 @@ static void too_large(struct kerf_ta_ctx *c, const char *rv)
 
 static int rvmatch_invalid(struct kerf_ta_ctx *c, const char *msg)
 {
-	json_t *d = json_pack("{sss[{ssssss}]}", "group", "meta.k8s.io",
+	json_t *d = json_pack("{sssss[{ssssss}]}", "group", "meta.k8s.io",
 			      "kind", "ListOptions", "causes", "reason",
 			      "FieldValueForbidden", "message", msg, "field",
 			      "resourceVersionMatch");
@@ -329,17 +329,16 @@ void kerf_ta_delete_collection(struct kerf_ta_ctx *c)
 			continue;
 		if (kerf_ta_delete_obj(c, o, NULL, &shown) < 0)
 			break;
-		if (shown && !json_object_get(shown, "details")) {
-			json_t *v = kerf_ta_out(k, shown);
+		if (shown) {
+			/* gone at once: shown as it was; else as it is now */
+			json_t *v = kerf_ta_out(k,
+				kerf_map_get_str(&k->res->objs, ks) ? shown :
+				json_object_get(objs, ks));
 
 			if (!(k->flags & KERF_TA_CUSTOM)) {
 				json_object_del(v, "kind");
 				json_object_del(v, "apiVersion");
 			}
-			json_array_append_new(items, v);
-		} else if (shown) {
-			json_t *v = kerf_ta_out(k, json_object_get(objs, ks));
-
 			json_array_append_new(items, v);
 		}
 		json_decref(shown);

@@ -315,7 +315,7 @@ static bool is_true(const char *v)
 
 static int invalid_opts(struct kerf_ta_ctx *c, const char *msg)
 {
-	json_t *d = json_pack("{sss[{ssssss}]}", "group", "meta.k8s.io",
+	json_t *d = json_pack("{sssss[{ssssss}]}", "group", "meta.k8s.io",
 			      "kind", "ListOptions", "causes", "reason",
 			      "FieldValueForbidden", "message", msg, "field",
 			      "resourceVersionMatch");
