@@ -605,8 +605,7 @@ static void test_discovery(void **state)
 		snprintf(fpath, sizeof(fpath), "%s/../crd/tenant-crd-create.json",
 			 r.dir);
 		t = json_load_file(fpath, 0, NULL);
-		crd = json_dumps(json_object_get(json_object_get(t, "request"), "body"), JSON_COMPACT) ?
-			json_object_get(json_object_get(t, "request"), "body") : NULL;
+		crd = json_object_get(json_object_get(t, "request"), "body");
 		if (crd) {
 			char *s = json_dumps(crd, JSON_COMPACT);
 
