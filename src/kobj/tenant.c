@@ -60,12 +60,12 @@ static int dec_quota(const json_t *o, const char *p, struct kerf_kobj_tenant *t,
 	const json_t *v;
 	int rc = kerf_kobj_need_object(o, p, err);
 
+	kerf_kobj_path(f, sizeof(f), p, "flavor");
 	if (rc == 0)
-		rc = kerf_kobj_get_name(kerf_kobj_field(o, "flavor"),
-					kerf_kobj_path(f, sizeof(f), p, "flavor"),
-					false, q->flavor, err);
-	if (rc == 0 && !kerf_kobj_field(o, "flavor"))
-		rc = kerf_kobj_required(NULL, f, err);
+		rc = kerf_kobj_required(kerf_kobj_field(o, "flavor"), f, err);
+	if (rc == 0)
+		rc = kerf_kobj_get_name(kerf_kobj_field(o, "flavor"), f, false,
+					q->flavor, err);
 	for (size_t k = 0; rc == 0 && k < t->nr_quotas; k++)
 		if (!strcmp(t->quotas[k].flavor, q->flavor))
 			rc = kerf_kobj_fail(err, f, "'%s' is listed twice", q->flavor);
@@ -469,15 +469,17 @@ void kerf_kobj_tenant_status_fill(const struct kerf_state *st, int t,
 	s->gpus_pending = s->pending_workloads = 0;
 	s->nr_usage = 0;
 	for (int i = 0; i < nr_res; i++) {
-		int64_t used = tn->usage.v[i], own = tn->usage_own.v[i];
+		int64_t used = tn->usage.v[i];
 		int64_t nominal = tn->quota.nominal.v[i];
+		/* where nothing is governed, nothing is borrowed */
+		int64_t over = used > nominal && kerf_tenant_governs(tt, t, i) ?
+				       used - nominal : 0;
 		struct kerf_kobj_usage *u;
 
 		if (i >= KERF_RES_GPU0) {
 			s->gpus_nominal = sat_add(s->gpus_nominal, nominal);
 			s->gpus_used = sat_add(s->gpus_used, used);
-			s->gpus_borrowed = sat_add(s->gpus_borrowed,
-						   used > own ? used - own : 0);
+			s->gpus_borrowed = sat_add(s->gpus_borrowed, over);
 		}
 		if (!used && !nominal)
 			continue;
@@ -488,7 +490,7 @@ void kerf_kobj_tenant_status_fill(const struct kerf_state *st, int t,
 		else
 			kerf_res_name(&st->cluster, i, u->flavor, sizeof(u->flavor));
 		u->used = used;
-		u->borrowed = used > own ? used - own : 0;
+		u->borrowed = over;
 	}
 	for (size_t u = 0; u < tt->nr; u++)
 		if (!tt->t[u].removed && in_subtree(tt, (int)u, t)) {

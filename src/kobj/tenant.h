@@ -133,7 +133,8 @@ int kerf_kobj_tenant_spec(const struct kerf_kobj_tenant *t, int parent,
 struct kerf_kobj_usage {
 	char flavor[KERF_KOBJ_NAME_MAX];
 	int64_t used;
-	int64_t borrowed;                 /* of used, beyond nominal */
+	int64_t borrowed;                 /* of used, beyond nominal (0 where the
+					     tenant has no quota) */
 };
 
 /* A Tenant's status. */
