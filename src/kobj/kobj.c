@@ -384,8 +384,14 @@ int kerf_kobj_get_text(const json_t *v, const char *path, char *out, size_t size
 	if (len >= size && !cut)
 		return kerf_kobj_fail(err, path, "must be at most %zu bytes, not %zu",
 				      size - 1, len);
-	if (len >= size)
+	if (len >= size) {
+		const char *t = json_string_value(v);
+
+		/* never inside a UTF-8 sequence: the text must encode again */
 		len = size - 1;
+		while (len > 0 && ((unsigned char)t[len] & 0xc0) == 0x80)
+			len--;
+	}
 	memcpy(out, json_string_value(v), len);
 	out[len] = '\0';
 	return 0;
