@@ -132,22 +132,23 @@ static int check_layout(const struct kerf_kobj_gpupool *p, struct kerf_err *err)
 	struct kerf_mig_layout layout = { .nr = 0 };
 
 	for (size_t i = 0; i < p->nr_layout; i++) {
-		char path[KERF_KOBJ_PATH_MAX];
+		char path[KERF_KOBJ_PATH_MAX], esc[72];
 		int prof = kerf_mig_profile_find(p->mig, p->layout[i]);
 		unsigned start;
 
 		snprintf(path, sizeof(path), "spec.mig.layout[%zu]", i);
+		kerf_escape(esc, sizeof(esc), p->layout[i]);
 		if (prof < 0)
 			return kerf_kobj_fail(err, path,
 					      "'%s' is not a MIG profile of %s",
-					      p->layout[i], p->mig->name);
+					      esc, p->mig->name);
 		for (start = 0; start < KERF_MIG_MAX_SLICES; start++)
 			if (kerf_mig_can_add(p->mig, &layout, (unsigned)prof, start))
 				break;
 		if (start == KERF_MIG_MAX_SLICES)
 			return kerf_kobj_fail(err, path,
 					      "'%s' does not fit on the GPU beside the instances before it",
-					      p->layout[i]);
+					      esc);
 		layout.inst[layout.nr++] = (struct kerf_mig_instance){
 			.profile = (uint8_t)prof, .start = (uint8_t)start,
 		};
@@ -216,7 +217,9 @@ static int dec_sharing(const json_t *v, struct kerf_kobj_gpupool *p,
 		snprintf(path, sizeof(path), "spec.sharing[%zu]", i);
 		rc = kerf_kobj_get_enum(json_array_get(v, i), path, share_names,
 					4, &e, err);
-		if (rc == 0 && (p->sharing & (1u << e)))
+		if (rc < 0)
+			break;
+		if (p->sharing & (1u << e))
 			rc = kerf_kobj_fail(err, path, "'%s' is listed twice",
 					    share_names[e]);
 		p->sharing |= 1u << e;
