@@ -201,6 +201,17 @@ int kerf_state_node_remove(struct kerf_state *st, uint32_t slot,
 			   int64_t now_ms, struct kerf_decisions *out,
 			   struct kerf_err *err);
 
+/*
+ * The index of GPU model name, added when new (kerf_cluster_model): a
+ * model that appears after the state was made (a node of a new kind
+ * joins a live cluster) also becomes a quota dimension of every tenant,
+ * with nothing guaranteed and no limit on borrowing, so work can use it
+ * at once and a tenant's quota can be given for it.  Nothing changes on
+ * error.
+ */
+int kerf_state_model(struct kerf_state *st, const char *name,
+		     int32_t gpu_mem_mib, struct kerf_err *err);
+
 /* --- tenants --------------------------------------------------------- */
 
 /*

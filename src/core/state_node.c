@@ -164,3 +164,41 @@ int kerf_state_node_remove(struct kerf_state *st, uint32_t slot,
 	kerf_state_follow_capacity(st);
 	return 0;
 }
+
+/* --- GPU models -------------------------------------------------------- */
+
+int kerf_state_model(struct kerf_state *st, const char *name,
+		     int32_t gpu_mem_mib, struct kerf_err *err)
+{
+	struct kerf_tenants *tt = &st->tenants;
+	int m = kerf_cluster_model(&st->cluster, name, gpu_mem_mib, err);
+	int r;
+
+	if (m < 0)
+		return m;
+	r = kerf_res_gpu(m);
+	if (r < tt->nr_res)
+		return m;
+	/*
+	 * A new quota dimension: nobody is guaranteed any of it yet, anyone
+	 * may borrow all of it (the root's nominal follows the capacity,
+	 * which its nodes bring).  Every counter of the dimension starts at
+	 * zero whatever was left in the slot.
+	 */
+	for (size_t t = 0; t < tt->nr; t++) {
+		struct kerf_tenant *x = &tt->t[t];
+
+		x->quota.nominal.v[r] = 0;
+		x->quota.borrow_limit.v[r] = t == KERF_TENANT_ROOT ? 0 : KERF_QTY_INF;
+		x->quota.lend_limit.v[r] = KERF_QTY_INF;
+		x->usage.v[r] = 0;
+		x->usage_np.v[r] = 0;
+		x->usage_own.v[r] = 0;
+		x->claim.v[r] = 0;
+		x->child_claims.v[r] = 0;
+		if (t < st->alloc_usage_avg)
+			st->usage_avg[t].v[r] = 0;
+	}
+	tt->nr_res = r + 1;
+	return m;
+}

@@ -423,6 +423,54 @@ static void test_hardware_fraction_by_model_slices(void **state)
 	kerf_state_release(&st);
 }
 
+/*
+ * A GPU model that appears after the state was made becomes a quota
+ * dimension of every tenant: nothing guaranteed, borrowing unlimited, so
+ * a gang can run on the new nodes at once; the root's nominal follows.
+ */
+static void test_model_late(void **state)
+{
+	struct fx f;
+	struct kerf_err err = { 0 };
+	struct kerf_node_spec s;
+	int m, r;
+	uint32_t a;
+
+	(void)state;
+	setup(&f);
+	assert_int_equal(f.st.tenants.nr_res, KERF_RES_GPU0 + 1);
+	/* junk left in the slot must not leak into the new dimension */
+	f.st.tenants.t[f.a].quota.borrow_limit.v[KERF_RES_GPU0 + 1] = 0;
+	m = kerf_state_model(&f.st, "b200", 184320, &err);
+	assert_int_equal(m, 1);
+	r = kerf_res_gpu(m);
+	assert_int_equal(f.st.tenants.nr_res, r + 1);
+	assert_int_equal(kerf_state_model(&f.st, "b200", 184320, NULL), 1);
+	assert_int_equal(kerf_state_model(&f.st, "h100", 0, NULL), 0);
+	assert_int_equal(f.st.tenants.nr_res, r + 1);
+	assert_true(f.st.tenants.t[f.a].quota.borrow_limit.v[r] == KERF_QTY_INF);
+	assert_int_equal(f.st.tenants.t[KERF_TENANT_ROOT].quota.borrow_limit.v[r], 0);
+	assert_int_equal(kerf_state_model(&f.st, "", 0, &err), -KERF_EINVAL);
+	assert_int_equal(f.st.tenants.nr_res, r + 1);
+	memset(&s, 0, sizeof(s));
+	s.name = "b0";
+	s.rank = 5;
+	s.cpu_milli = 64000;
+	s.mem_mib = 524288;
+	s.model = m;
+	s.nr_gpus = 8;
+	assert_true(kerf_state_node_upsert(&f.st, &s, 0, &f.dec, NULL) >= 0);
+	assert_int_equal(f.st.tenants.t[KERF_TENANT_ROOT].quota.nominal.v[r], 8000);
+	fx_state_ok(&f);
+	/* a gang of 3 x 8 GPUs: two on h100 nodes, one on the b200 */
+	a = fx_submit_gang(&f, f.a, f.batch, 3, 8, 0);
+	fx_cycle(&f, 0);
+	assert_int_equal(fx_wl(&f, a)->state, KERF_WL_RUNNING);
+	assert_int_equal(f.st.tenants.t[f.a].usage.v[r], 8000);
+	fx_state_ok(&f);
+	fx_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_node_remove_lets_go),
 		cmocka_unit_test(test_tenant_events),
 		cmocka_unit_test(test_hardware_fraction_by_model_slices),
+		cmocka_unit_test(test_model_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
