@@ -89,6 +89,7 @@ struct kerf_world_stats {
 	uint64_t nr_conflicts;          /* bindings the core could not take */
 	uint64_t nr_invalid;            /* pods kerf will not place, told why */
 	uint64_t nr_resubmitted;        /* after new label or taint terms */
+	uint64_t nr_partial;            /* gangs found only partly bound */
 };
 
 struct kerf_world;

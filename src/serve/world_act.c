@@ -1,0 +1,217 @@
+/*
+ * world_act: the core's decisions as the API calls that carry them out.
+ * A BIND becomes one binding per pod (the pods of a pod set taken in name
+ * order, so the same decisions give the same pod <-> binding pairs), a
+ * PENDING a condition on every pod still waiting, a PREEMPT or CANCEL an
+ * annotation on every pod of the victim, an EVICT an eviction of every pod
+ * that is still somewhere to be evicted from.
+ */
+#include "serve/world_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "core/mig/geometry.h"
+
+struct kerf_action *kerf_world_action(struct kerf_actions *l)
+{
+	struct kerf_action *a;
+
+	if (KERF_GROW(l->a, l->alloc, l->nr + 1) < 0)
+		return NULL;
+	a = &l->a[l->nr++];
+	memset(a, 0, sizeof(*a));
+	return a;
+}
+
+/* An action about pod x of kind. */
+static struct kerf_action *pod_action(struct kerf_actions *out,
+				      const struct wpod *x, uint8_t kind,
+				      uint32_t group)
+{
+	struct kerf_action *a = kerf_world_action(out);
+
+	if (!a)
+		return NULL;
+	a->kind = kind;
+	a->group = group;
+	snprintf(a->ns, sizeof(a->ns), "%s", x->p.ns);
+	snprintf(a->name, sizeof(a->name), "%s", x->p.name);
+	snprintf(a->uid, sizeof(a->uid), "%s", x->p.uid);
+	return a;
+}
+
+/* The k-th pod of pod set s submitted, in name order. */
+static struct wpod *nth_of_set(struct wgroup *g, unsigned s, uint32_t k)
+{
+	for (size_t i = 0; i < g->nr_m; i++) {
+		struct wpod *x = g->m[i];
+
+		if (x->sub && !x->in_run && x->set == s && k-- == 0)
+			return x;
+	}
+	return NULL;
+}
+
+static int bind(struct kerf_world *w, struct wgroup *g,
+		const struct kerf_decision *d, struct kerf_actions *out,
+		struct kerf_err *err)
+{
+	const struct kerf_workload *cw = kerf_state_find((const struct kerf_state *)&w->st,
+							 d->workload);
+	const struct kerf_node *n = &w->st.cluster.nodes[d->b.node];
+	struct wpod *x;
+	struct kerf_action *a;
+
+	if (d->set >= KERF_MAX_PODSETS)
+		return 0;
+	x = nth_of_set(g, d->set, 0);
+	g->binds[d->set]++;
+	g->running = true;
+	if (!x || !cw)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': a binding of pod set %u has no pod",
+				    g->key, d->set);
+	x->in_run = true;
+	x->b = d->b;
+	x->why_hash = x->told_hash = 0;
+	a = pod_action(out, x, KERF_ACT_BIND, d->workload);
+	if (!a)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	snprintf(a->node, sizeof(a->node), "%s", n->name);
+	kerf_world_gpus_text(d->b.gpus, a->gpus, sizeof(a->gpus));
+	if (kerf_pod_is_mig(&cw->sets[d->set].req)) {
+		int p = kerf_pod_mig_profile(&w->st.cluster, n, &cw->sets[d->set].req);
+		const struct kerf_mig_model *mm = w->st.cluster.models[n->model].mig;
+
+		if (p >= 0 && mm)
+			snprintf(a->mig, sizeof(a->mig), "%s@%u", mm->profiles[p].name,
+				 d->b.mig_start);
+	} else if (kerf_pod_is_fraction(&cw->sets[d->set].req)) {
+		a->gpu_milli = d->value;
+		a->share = d->share;
+	}
+	return 0;
+}
+
+static const char *evict_text(uint8_t reason)
+{
+	switch (reason) {
+	case KERF_EVICT_PREEMPTED:
+		return "preempted to make room for other work (checkpoint acknowledged or deadline passed)";
+	case KERF_EVICT_IDLE:
+		return "reclaimed: its GPUs stayed idle";
+	case KERF_EVICT_NODE_LOST:
+	case KERF_EVICT_NODE_GONE:
+		return "a node of its gang is gone: the gang cannot run whole";
+	default:
+		return "a node it runs on changed shape under it";
+	}
+}
+
+/*
+ * Its pods must go.  Pods on a removed node get no action: the node (and
+ * its kubelet) is gone and the pod garbage collector deletes them.  Other
+ * schedulers' pods are never evicted: they are counted again once they
+ * fit (their node back, or reshaped).  The workload is forgotten in the
+ * core: its pods are being deleted, and whoever owns them makes new ones,
+ * which come as a new workload; until they are gone its pods are neither
+ * placed nor adopted again.
+ */
+static int evict(struct kerf_world *w, struct wgroup *g,
+		 const struct kerf_decision *d, int64_t now_ms,
+		 struct kerf_actions *out, struct kerf_err *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < g->nr_m && !g->external; i++) {
+		struct wpod *x = g->m[i];
+		struct kerf_action *a;
+
+		if (!x->in_run || (d->reason == KERF_EVICT_NODE_GONE &&
+				   x->b.node == w->removing))
+			continue;
+		a = pod_action(out, x, KERF_ACT_EVICT, d->workload);
+		if (!a)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		snprintf(a->message, sizeof(a->message), "workload '%s': %s",
+			 g->key, evict_text(d->reason));
+	}
+	rc = kerf_world_forget(w, g, now_ms, err);
+	if (rc < 0)
+		return rc;
+	kerf_world_unrun(w, g, !g->external);
+	if (g->external)
+		g->wants_adopt = true;
+	return 0;
+}
+
+int kerf_world_consume(struct kerf_world *w, int64_t now_ms,
+		       struct kerf_actions *out, struct kerf_err *err)
+{
+	int rc = 0;
+
+	/* forget may append CANCELs: the loop reads nr each time */
+	for (size_t i = 0; i < w->dec.nr && rc == 0; i++) {
+		const struct kerf_decision d = w->dec.d[i];
+		struct wgroup *g = d.workload ? kerf_map_get_u64(&w->by_id, d.workload) : NULL;
+		const struct kerf_workload *cw;
+		uint8_t kind = 0;
+
+		if (!g)
+			continue;
+		switch ((enum kerf_decision_kind)d.kind) {
+		case KERF_DECIDE_BIND:
+			rc = bind(w, g, &d, out, err);
+			break;
+		case KERF_DECIDE_PENDING:
+			cw = kerf_state_find((const struct kerf_state *)&w->st, d.workload);
+			for (size_t k = 0; cw && k < g->nr_m; k++) {
+				struct wpod *x = g->m[k];
+				struct kerf_action *a;
+
+				if (!x->sub || x->in_run)
+					continue;
+				a = pod_action(out, x, KERF_ACT_PENDING, d.workload);
+				if (!a) {
+					rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+					break;
+				}
+				snprintf(a->reason, sizeof(a->reason), "Unschedulable");
+				snprintf(a->message, sizeof(a->message), "%s", cw->pending_text);
+			}
+			break;
+		case KERF_DECIDE_PREEMPT:
+			kind = KERF_ACT_PREEMPT;
+			/* fall through */
+		case KERF_DECIDE_CANCEL:
+			if (!kind)
+				kind = KERF_ACT_UNPREEMPT;
+			for (size_t k = 0; !g->external && k < g->nr_m; k++) {
+				struct kerf_action *a;
+
+				if (!g->m[k]->in_run)
+					continue;
+				a = pod_action(out, g->m[k], kind, d.workload);
+				if (!a) {
+					rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+					break;
+				}
+				if (kind == KERF_ACT_PREEMPT)
+					a->at_ms = d.at_ms;
+			}
+			break;
+		case KERF_DECIDE_EVICT:
+			rc = evict(w, g, &d, now_ms, out, err);
+			break;
+		case KERF_DECIDE_MIG:
+		case KERF_DECIDE_NOTICE:
+			/* the node agent carves from the BIND's kerf.io/assigned-mig */
+			break;
+		}
+	}
+	kerf_decisions_clear(&w->dec);
+	return rc;
+}

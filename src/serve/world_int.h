@@ -1,0 +1,161 @@
+/*
+ * world_int: the world's own records, shared by world.c (events and the
+ * bookkeeping of pods into workloads), world_pod.c (pods as the core's
+ * requests and bindings) and world_act.c (decisions as actions).
+ */
+#ifndef KERF_SERVE_WORLD_INT_H
+#define KERF_SERVE_WORLD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/map.h"
+#include "core/cycle.h"
+#include "core/framework.h"
+#include "serve/world.h"
+
+/* What kerf does with a pod. */
+enum wrole {
+	ROLE_NONE = 0,     /* nothing: not a GPU pod of another scheduler, ... */
+	ROLE_KERF,         /* placed by kerf, in its workload's group */
+	ROLE_EXTERNAL,     /* another scheduler's bound GPU pod: counted */
+	ROLE_TOLD,         /* kerf's, never placed as it stands: told why */
+};
+
+struct wgroup;
+
+struct wpod {
+	struct kerf_kpod p;        /* owned */
+	char *key;                 /* "ns/name", owned */
+	size_t index;              /* in world->podv */
+	uint8_t role;              /* enum wrole */
+	struct wgroup *g;          /* ROLE_KERF, ROLE_EXTERNAL */
+	uint64_t need_labels;      /* label terms of its nodeSelector */
+	bool in_run;               /* one of its running workload's pods */
+	bool evicting;             /* told to leave: never placed or adopted */
+	bool conflict_counted;
+	bool sub;                  /* in its group's pending submission */
+	uint8_t set;               /* in_run: its pod set */
+	struct kerf_binding b;     /* in_run: where it runs */
+	/* why kerf does not place it (world-level reasons), and what was told */
+	char reason[32];
+	char message[256];
+	uint64_t why_hash;         /* 0: no reason */
+	uint64_t told_hash;
+};
+
+struct wgroup {
+	char *key;                 /* workload key, owned */
+	size_t index;              /* in world->groupv */
+	bool external;
+	struct wpod **m;           /* members, in name order */
+	size_t nr_m, alloc_m;
+	uint32_t id;               /* in the core; 0: none */
+	bool running;              /* the core runs it */
+	bool started;              /* kerf_state_started told */
+	bool wants_adopt;          /* bound pods not yet in the core */
+	bool partial_counted;
+	uint64_t fp;               /* the pending submission's fingerprint */
+	uint32_t binds[KERF_MAX_PODSETS]; /* BINDs seen per pod set */
+};
+
+struct wnode {
+	struct kerf_knode n;       /* owned */
+	uint32_t slot;
+};
+
+struct wns {
+	char *ns;                  /* owned; the map's key */
+	char *tenant;              /* owned */
+};
+
+struct wdomain {
+	char *name;                /* owned; the map's key */
+	uint32_t id;
+};
+
+struct wterm {
+	char *key, *value;         /* owned */
+	uint8_t effect;            /* taints */
+};
+
+struct kerf_world {
+	char *scheduler_name;
+	char *policy_name;
+	uint64_t seed;
+	struct kerf_state st;
+	struct kerf_policy pol;
+	struct kerf_sched sched;
+	struct kerf_decisions dec;
+	struct kerf_actions queued;    /* decided by events, told at the cycle */
+	struct kerf_map pods;          /* "ns/name" -> wpod */
+	struct kerf_map groups;        /* key -> wgroup */
+	struct kerf_map by_id;         /* core id -> wgroup */
+	struct kerf_map nodes;         /* name -> wnode */
+	struct kerf_map ns;            /* namespace -> wns */
+	struct kerf_map domains;       /* NVLink domain -> wdomain */
+	struct kerf_map domain_ids;    /* id -> wdomain */
+	struct wpod **podv;
+	size_t nr_podv, alloc_podv;
+	struct wgroup **groupv;
+	size_t nr_groupv, alloc_groupv;
+	struct wterm labels[KERF_MAX_LABELS];
+	struct wterm taints[KERF_MAX_LABELS];
+	int external_class;
+	uint32_t removing;             /* slot of the node being removed */
+	bool term_resync;              /* resubmitting after new terms */
+	int64_t now_ms;                /* the latest time a call gave */
+	struct kerf_world_stats stats;
+};
+
+/* --- world_pod.c ------------------------------------------------------- */
+
+/*
+ * p's request as the core takes it (labels and tolerations from the
+ * terms interned), or -KERF_EINVAL with why (a sentence for the pod).
+ */
+int kerf_world_pod_req(const struct kerf_world *w, const struct wpod *x,
+		       struct kerf_pod *req, char *why, size_t size);
+
+/* The taint terms p tolerates. */
+uint64_t kerf_world_tolerates(const struct kerf_world *w,
+			      const struct kerf_kpod *p);
+
+/*
+ * The request and binding of bound pod x on its node as it runs there
+ * (its kerf.io/assigned-* annotations, else the lowest GPUs free, held
+ * counts the GPU milli taken by pods placed before it in the same
+ * adoption); -KERF_EINVAL with why.
+ */
+int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
+			   int16_t held[KERF_NODE_MAX_GPUS], struct kerf_pod *req,
+			   struct kerf_binding *b, char *why, size_t size);
+
+/* "0,1,2" of a GPU mask; "3g.40gb@4" of a MIG binding. */
+void kerf_world_gpus_text(uint16_t mask, char *buf, size_t size);
+
+/* Are two requests the same shape? */
+bool kerf_world_same_req(const struct kerf_pod *a, const struct kerf_pod *b);
+
+/* --- world_act.c -------------------------------------------------------- */
+
+/* Room for one more action, and the action appended (zeroed). */
+struct kerf_action *kerf_world_action(struct kerf_actions *l);
+
+/*
+ * Carry out w->dec from index from on: actions appended to out, forgotten
+ * work forgotten.  The list is cleared.
+ */
+int kerf_world_consume(struct kerf_world *w, int64_t now_ms,
+		       struct kerf_actions *out, struct kerf_err *err);
+
+/* --- world.c ------------------------------------------------------------ */
+
+/* Forget g's workload in the core (pending or finished). */
+int kerf_world_forget(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		      struct kerf_err *err);
+
+/* g's pods no longer run in the core (finished, evicted, node gone). */
+void kerf_world_unrun(struct kerf_world *w, struct wgroup *g, bool evicting);
+
+#endif
