@@ -592,6 +592,13 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 		char why[KERF_ERR_MSG_MAX];
 		int t = tenant_of(w, bound[0]->p.ns, why, sizeof(why));
 
+		if ((nr || nr_bound < size) && !w->at_cycle) {
+			/* the informers may not have sent every member yet */
+			g->wants_adopt = true;
+			free(v);
+			free(bound);
+			return 0;
+		}
 		rc = kerf_world_forget(w, g, now_ms, err);
 		if (rc == 0 && t >= 0)
 			rc = adopt(w, g, bound, nr_bound, t, class_of(w, &bound[0]->p),
@@ -946,6 +953,15 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	g = x->g;
 	if (g)
 		group_remove(g, x);
+	/* what was to be told about it goes with it */
+	for (size_t i = 0, k = 0; i < w->queued.nr; i++) {
+		const struct kerf_action *a = &w->queued.a[i];
+
+		if (strcmp(a->ns, x->p.ns) || strcmp(a->name, x->p.name))
+			w->queued.a[k++] = *a;
+		if (i + 1 == w->queued.nr)
+			w->queued.nr = k;
+	}
 	kerf_map_del_str(&w->pods, x->key);
 	w->podv[x->index] = w->podv[--w->nr_podv];
 	w->podv[x->index]->index = x->index;
@@ -1408,8 +1424,14 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 		*a = w->queued.a[i];
 	}
 	kerf_actions_clear(&w->queued);
-	/* bound pods not counted yet: their node may be there, room free */
+	/*
+	 * Bound pods not counted yet: their node may be there, room free;
+	 * by now every member of a gang has been sent (a gang still only
+	 * partly bound is adopted for what it holds).
+	 */
+	w->at_cycle = true;
 	rc = sync_all(w, false, true, now_ms, err);
+	w->at_cycle = false;
 	/* victims past their deadline leave (and are forgotten) first */
 	if (rc == 0 && kerf_preempt_expire(&w->st, now_ms, &w->dec, err) >= 0)
 		rc = kerf_world_consume(w, now_ms, out, err);

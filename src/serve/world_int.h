@@ -103,6 +103,7 @@ struct kerf_world {
 	struct wterm taints[KERF_MAX_LABELS];
 	int external_class;
 	uint32_t removing;             /* slot of the node being removed */
+	bool at_cycle;                 /* the cycle's adoption pass */
 	bool term_resync;              /* resubmitting after new terms */
 	int64_t now_ms;                /* the latest time a call gave */
 	struct kerf_world_stats stats;

@@ -1,0 +1,988 @@
+/*
+ * test_world: kerf serve's world fed Pods and Nodes as the API server
+ * sends them (JSON, decoded by kobj): single pods bound with devices,
+ * gangs placed whole or not at all, quota and tenant reasons on every
+ * pod, invalid pods told why, other schedulers' GPU pods counted, a
+ * restart that adopts what runs and places nothing twice, preemption
+ * through the checkpoint handshake, node deletion, label and taint terms
+ * interned as pods and nodes need them.  The core's invariants hold after
+ * every call.  A seeded property test drives random pods, gangs, nodes,
+ * deletions and phases, replaying every binding as the API server would.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/rng.h"
+#include "kobj/names.h"
+#include "serve/world.h"
+
+#define T0 1767225600000LL      /* 2026-01-01T00:00:00Z */
+
+struct ps {
+	char ns[32], name[64];
+	const char *sched;          /* NULL: kerf */
+	int gpus;
+	int milli;                  /* fraction (annotation); 0 */
+	char gang[32];
+	int gang_size;
+	char node[256];             /* "" unbound */
+	const char *phase;          /* NULL: Pending */
+	const char *pclass;
+	char ann[256];              /* extra annotations, JSON members */
+	const char *spec;           /* extra spec members */
+	int created_s;
+};
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	if (!j)
+		fail_msg("bad test JSON: %s at %d: %s", e.text, e.position, text);
+	return j;
+}
+
+static void state_ok(const struct kerf_world *w)
+{
+	struct kerf_err err = { 0 };
+
+	if (kerf_state_check(kerf_world_state(w), &err) < 0)
+		fail_msg("state check: %s", err.msg);
+}
+
+static void pod_json(const struct ps *p, char *text, size_t size)
+{
+	char res[128] = "", labels[128] = "", ann[512] = "", spec[1024] = "";
+
+	if (p->gpus)
+		snprintf(res, sizeof(res), ",\"nvidia.com/gpu\":\"%d\"", p->gpus);
+	if (p->gang[0])
+		snprintf(labels, sizeof(labels), "\"kerf.io/gang\":\"%s\"", p->gang);
+	snprintf(ann, sizeof(ann), "%s", p->ann);
+	if (p->gang_size)
+		snprintf(ann + strlen(ann), sizeof(ann) - strlen(ann),
+			 "%s\"kerf.io/gang-size\":\"%d\"", ann[0] ? "," : "", p->gang_size);
+	if (p->milli)
+		snprintf(ann + strlen(ann), sizeof(ann) - strlen(ann),
+			 "%s\"kerf.io/gpu-fraction\":\"%dm\"", ann[0] ? "," : "", p->milli);
+	snprintf(spec, sizeof(spec), "\"schedulerName\":\"%s\"", p->sched ? p->sched : "kerf");
+	if (p->node[0])
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec),
+			 ",\"nodeName\":\"%s\"", p->node);
+	if (p->pclass)
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec),
+			 ",\"priorityClassName\":\"%s\"", p->pclass);
+	if (p->spec)
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), ",%s", p->spec);
+	snprintf(text, size,
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"uid\":\"uid-%s-%s\","
+		 "\"creationTimestamp\":\"2026-01-01T00:%02d:%02dZ\",\"labels\":{%s},"
+		 "\"annotations\":{%s}},\"spec\":{%s,\"containers\":[{\"name\":\"c\","
+		 "\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"%s}}}]},"
+		 "\"status\":{\"phase\":\"%s\"}}",
+		 p->name, p->ns, p->ns, p->name, p->created_s / 60 % 60, p->created_s % 60,
+		 labels, ann, spec, res, p->phase ? p->phase : "Pending");
+}
+
+static int pod_set_rc(struct kerf_world *w, const struct ps *p, int64_t now,
+		      struct kerf_err *err)
+{
+	char text[4096];
+	struct kerf_kpod k;
+	json_t *j;
+	int rc;
+
+	pod_json(p, text, sizeof(text));
+	j = parse(text);
+	rc = kerf_kpod_decode(j, &k, err);
+	json_decref(j);
+	if (rc < 0)
+		fail_msg("pod decode: %s", err->msg);
+	rc = kerf_world_pod_set(w, &k, now, err);
+	state_ok(w);
+	return rc;
+}
+
+static void pod_set(struct kerf_world *w, const struct ps *p, int64_t now)
+{
+	struct kerf_err err = { 0 };
+
+	if (pod_set_rc(w, p, now, &err) < 0)
+		fail_msg("pod set: %s", err.msg);
+}
+
+static void pod_del(struct kerf_world *w, const char *ns, const char *name, int64_t now)
+{
+	struct kerf_err err = { 0 };
+
+	if (kerf_world_pod_delete(w, ns, name, now, &err) < 0)
+		fail_msg("pod delete: %s", err.msg);
+	state_ok(w);
+}
+
+static void node_set(struct kerf_world *w, const char *name, int gpus,
+		     const char *labels, const char *spec, int64_t now)
+{
+	char text[2048];
+	struct kerf_err err = { 0 };
+	struct kerf_knode n;
+	json_t *j;
+
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\",\"labels\":{"
+		 "\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\","
+		 "\"nvidia.com/gpu.memory\":\"81559\"%s%s}},\"spec\":{%s},\"status\":{"
+		 "\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"nvidia.com/gpu\":\"%d\"},"
+		 "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+		 name, name, labels && *labels ? "," : "", labels ? labels : "",
+		 spec ? spec : "", gpus);
+	j = parse(text);
+	if (kerf_knode_decode(j, &n, &err) < 0)
+		fail_msg("node decode: %s", err.msg);
+	json_decref(j);
+	if (kerf_world_node_set(w, &n, now, &err) < 0)
+		fail_msg("node set: %s", err.msg);
+	state_ok(w);
+}
+
+static void tenant(struct kerf_world *w, const char *name, const char *parent,
+		   int64_t gpu_nominal, int64_t gpu_borrow)
+{
+	struct kerf_tenant_spec s = { .name = name, .weight = 1 };
+	struct kerf_err err = { 0 };
+
+	kerf_quota_default(&s.quota);
+	s.quota.nominal.v[KERF_RES_GPU0] = gpu_nominal;
+	s.quota.borrow_limit.v[KERF_RES_GPU0] = gpu_borrow;
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		s.budget_model_weight_pct[m] = 100;
+	if (kerf_world_tenant_set(w, &s, parent, &err) < 0)
+		fail_msg("tenant: %s", err.msg);
+	state_ok(w);
+}
+
+static struct kerf_world *world(void)
+{
+	struct kerf_world_config cfg = { .scheduler_name = "kerf", .seed = 1 };
+	struct kerf_world *w;
+	struct kerf_err err = { 0 };
+
+	if (kerf_world_new(&cfg, &w, &err) < 0)
+		fail_msg("world: %s", err.msg);
+	state_ok(w);
+	return w;
+}
+
+static void cycle(struct kerf_world *w, int64_t now, struct kerf_actions *a)
+{
+	struct kerf_err err = { 0 };
+
+	kerf_actions_clear(a);
+	if (kerf_world_cycle(w, now, a, &err) < 0)
+		fail_msg("cycle: %s", err.msg);
+	state_ok(w);
+	if (getenv("KERF_WORLD_DEBUG"))
+		for (size_t i = 0; i < a->nr; i++)
+			fprintf(stderr, "  %d %s/%s node=%s gpus=%s reason=%s msg=%s\n",
+				a->a[i].kind, a->a[i].ns, a->a[i].name, a->a[i].node,
+				a->a[i].gpus, a->a[i].reason, a->a[i].message);
+}
+
+static size_t count(const struct kerf_actions *a, uint8_t kind, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nr; i++)
+		n += a->a[i].kind == kind && (!name || !strncmp(a->a[i].name, name, strlen(name)));
+	return n;
+}
+
+static const struct kerf_action *find(const struct kerf_actions *a, uint8_t kind,
+				      const char *name)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		if (a->a[i].kind == kind && !strcmp(a->a[i].name, name))
+			return &a->a[i];
+	return NULL;
+}
+
+static struct ps pod(const char *ns, const char *name, int gpus)
+{
+	struct ps p = { .gpus = gpus };
+
+	snprintf(p.ns, sizeof(p.ns), "%s", ns);
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	return p;
+}
+
+/* The pod as the API server has it after kerf's binding. */
+static void bound(struct ps *p, const struct kerf_action *a)
+{
+	snprintf(p->node, sizeof(p->node), "%s", a->node);
+	snprintf(p->ann, sizeof(p->ann), "\"kerf.io/assigned-gpus\":\"%s\"", a->gpus);
+}
+
+/* Two nodes of 8 GPUs; team-a (namespace a), team-b (b). */
+static struct kerf_world *cluster(int nodes, int64_t a_nominal, int64_t a_borrow)
+{
+	struct kerf_world *w = world();
+	struct kerf_err err = { 0 };
+
+	for (int i = 0; i < nodes; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		node_set(w, name, 8, NULL, NULL, T0);
+	}
+	tenant(w, "team-a", NULL, a_nominal, a_borrow);
+	tenant(w, "team-b", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w, "b", "team-b", &err), 0);
+	return w;
+}
+
+static void test_single(void **state)
+{
+	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps p = pod("a", "p1", 2);
+	const struct kerf_action *b;
+
+	(void)state;
+	kerf_actions_init(&a);
+	pod_set(w, &p, T0);
+	assert_string_equal(kerf_world_pod_workload(w, "a", "p1"), "a/p1");
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 1);
+	b = find(&a, KERF_ACT_BIND, "p1");
+	assert_non_null(b);
+	assert_string_equal(b->node, "n0");
+	assert_string_equal(b->gpus, "0,1");
+	assert_string_equal(b->ns, "a");
+	assert_string_equal(b->uid, "uid-a-p1");
+	/* the binding comes back; running; done: finished and forgotten */
+	bound(&p, b);
+	pod_set(w, &p, T0 + 2000);
+	cycle(w, T0 + 3000, &a);
+	assert_int_equal(a.nr, 0);
+	p.phase = "Running";
+	pod_set(w, &p, T0 + 4000);
+	p.phase = "Succeeded";
+	pod_set(w, &p, T0 + 5000);
+	assert_int_equal(kerf_world_stats(w)->nr_finished, 1);
+	assert_int_equal(kerf_world_state(w)->nr_wl, 0);
+	pod_del(w, "a", "p1", T0 + 6000);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_gang_whole(void **state)
+{
+	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps p[4];
+
+	(void)state;
+	kerf_actions_init(&a);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "g-%d", i);
+		p[i] = pod("a", name, 4);
+		snprintf(p[i].gang, sizeof(p[i].gang), "train");
+		p[i].gang_size = 4;
+		p[i].created_s = 10 - i;
+	}
+	for (int i = 0; i < 3; i++)
+		pod_set(w, &p[i], T0 + i);
+	cycle(w, T0 + 100, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	assert_int_equal(count(&a, KERF_ACT_PENDING, NULL), 3);
+	assert_string_equal(a.a[0].reason, "GangIncomplete");
+	assert_non_null(strstr(a.a[0].message, "GangIncomplete: 3 of 4 pods"));
+	assert_string_equal(kerf_world_pod_workload(w, "a", "g-0"), "a/gang:train");
+	/* told once */
+	cycle(w, T0 + 200, &a);
+	assert_int_equal(a.nr, 0);
+	pod_set(w, &p[3], T0 + 300);
+	cycle(w, T0 + 400, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 4);
+	for (size_t i = 1; i < a.nr; i++)
+		assert_int_equal(a.a[i].group, a.a[0].group);
+	/* pods of a set in name order: g-0 and g-1 on n0 */
+	assert_string_equal(find(&a, KERF_ACT_BIND, "g-0")->node, "n0");
+	assert_string_equal(find(&a, KERF_ACT_BIND, "g-3")->node, "n1");
+	/* submitted at the earliest member's creation */
+	assert_int_equal(kerf_state_find_key(kerf_world_state(w), "a/gang:train")->submit_ms,
+			 T0 + 7000);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_gang_quota_and_tenants(void **state)
+{
+	struct kerf_world *w = cluster(2, 8000, 0);
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	struct ps p;
+
+	(void)state;
+	kerf_actions_init(&a);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "q-%d", i);
+		p = pod("a", name, 4);
+		snprintf(p.gang, sizeof(p.gang), "big");
+		p.gang_size = 4;
+		pod_set(w, &p, T0);
+	}
+	/* no tenant: told so */
+	p = pod("c", "lost", 0);
+	pod_set(w, &p, T0);
+	assert_null(kerf_world_pod_workload(w, "c", "lost"));
+	/* too many pods in a gang, sizes that disagree */
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "d-%d", i);
+		p = pod("b", name, 1);
+		snprintf(p.gang, sizeof(p.gang), "odd");
+		p.gang_size = 2 + i;
+		pod_set(w, &p, T0);
+	}
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	assert_int_equal(count(&a, KERF_ACT_PENDING, "q-"), 4);
+	for (size_t i = 0; i < a.nr; i++) {
+		if (strncmp(a.a[i].name, "q-", 2))
+			continue;
+		assert_string_equal(a.a[i].reason, "Unschedulable");
+		assert_non_null(strstr(a.a[i].message, "over its limit 8000"));
+	}
+	assert_string_equal(find(&a, KERF_ACT_PENDING, "lost")->reason, "NoTenant");
+	assert_non_null(strstr(find(&a, KERF_ACT_PENDING, "lost")->message, "namespace 'c'"));
+	assert_string_equal(find(&a, KERF_ACT_PENDING, "d-0")->reason, "InvalidSpec");
+	assert_non_null(strstr(find(&a, KERF_ACT_PENDING, "d-1")->message, "disagree"));
+	/* the namespace joins a tenant: placed */
+	assert_int_equal(kerf_world_namespace_set(w, "c", "team-b", &err), 0);
+	state_ok(w);
+	cycle(w, T0 + 2000, &a);
+	assert_non_null(find(&a, KERF_ACT_BIND, "lost"));
+	/* more quota: the gang goes */
+	tenant(w, "team-a", NULL, 16000, 0);
+	cycle(w, T0 + 3000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, "q-"), 4);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_invalid(void **state)
+{
+	struct kerf_world *w = cluster(1, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps p;
+
+	(void)state;
+	kerf_actions_init(&a);
+	p = pod("a", "bad-size", 1);
+	snprintf(p.ann, sizeof(p.ann), "\"kerf.io/gang-size\":\"zero\"");
+	snprintf(p.gang, sizeof(p.gang), "x");
+	pod_set(w, &p, T0);
+	p = pod("a", "affine", 1);
+	p.spec = "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+		 "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"In\","
+		 "\"values\":[\"v\"]}]}]}}}";
+	pod_set(w, &p, T0);
+	p = pod("a", "mig", 0);
+	p.spec = NULL;
+	pod_set(w, &p, T0);   /* no GPU at all: placed like any pod */
+	p = pod("a", "nosize", 1);
+	snprintf(p.gang, sizeof(p.gang), "y");
+	pod_set(w, &p, T0);
+	cycle(w, T0 + 1000, &a);
+	assert_string_equal(find(&a, KERF_ACT_PENDING, "bad-size")->reason, "InvalidSpec");
+	assert_non_null(strstr(find(&a, KERF_ACT_PENDING, "bad-size")->message, "gang-size"));
+	assert_string_equal(find(&a, KERF_ACT_PENDING, "affine")->reason, "UnsupportedAffinity");
+	assert_string_equal(find(&a, KERF_ACT_PENDING, "nosize")->reason, "InvalidSpec");
+	assert_non_null(find(&a, KERF_ACT_BIND, "mig"));
+	assert_int_equal(kerf_world_stats(w)->nr_invalid, 3);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 1);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_external(void **state)
+{
+	struct kerf_world *w = cluster(1, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps p;
+
+	(void)state;
+	kerf_actions_init(&a);
+	/* another scheduler's pod holds 6 of n0's 8 GPUs (its node unknown first) */
+	p = pod("other", "ext", 6);
+	p.sched = "default-scheduler";
+	snprintf(p.node, sizeof(p.node), "n9");
+	pod_set(w, &p, T0);
+	assert_int_equal(kerf_world_stats(w)->nr_external, 0);
+	assert_int_equal(kerf_world_stats(w)->nr_conflicts, 1);
+	snprintf(p.node, sizeof(p.node), "n0");
+	pod_set(w, &p, T0);
+	assert_int_equal(kerf_world_stats(w)->nr_external, 1);
+	assert_null(kerf_world_pod_workload(w, "other", "ext"));
+	p = pod("a", "want2", 2);
+	pod_set(w, &p, T0);
+	cycle(w, T0 + 500, &a);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "want2")->gpus, "6,7");
+	p = pod("a", "want4", 4);
+	pod_set(w, &p, T0);
+	cycle(w, T0 + 1000, &a);
+	assert_null(find(&a, KERF_ACT_BIND, "want4"));
+	/* it ends: its GPUs are free */
+	p = pod("other", "ext", 6);
+	p.sched = "default-scheduler";
+	snprintf(p.node, sizeof(p.node), "n0");
+	p.phase = "Succeeded";
+	pod_set(w, &p, T0 + 2000);
+	cycle(w, T0 + 3000, &a);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "want4")->gpus, "0,1,2,3");
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+/* A restart: a second world fed the same bound pods adopts them. */
+static void test_restart(void **state)
+{
+	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF), *w2;
+	struct kerf_actions a;
+	struct ps p[3];
+
+	(void)state;
+	kerf_actions_init(&a);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "r-%d", i);
+		p[i] = pod("a", name, 4);
+		snprintf(p[i].gang, sizeof(p[i].gang), "g");
+		p[i].gang_size = 2;
+		pod_set(w, &p[i], T0);
+	}
+	p[2] = pod("b", "s", 6);
+	pod_set(w, &p[2], T0);
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 3);
+	for (int i = 0; i < 3; i++) {
+		bound(&p[i], find(&a, KERF_ACT_BIND, p[i].name));
+		pod_set(w, &p[i], T0 + 2000);
+	}
+	w2 = cluster(2, 0, KERF_QTY_INF);
+	for (int i = 2; i >= 0; i--) {
+		p[i].phase = "Running";
+		pod_set(w2, &p[i], T0 + 3000);
+	}
+	assert_int_equal(kerf_world_stats(w2)->nr_adopted, 2);
+	cycle(w2, T0 + 4000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	/* the GPUs are where the annotations say */
+	for (int k = 0; k < 2; k++) {
+		const struct kerf_node *n0 = &kerf_world_state(w)->cluster.nodes[k];
+		const struct kerf_node *n1 = &kerf_world_state(w2)->cluster.nodes[k];
+
+		assert_string_equal(n0->name, n1->name);
+		assert_memory_equal(n0->gpu_free_milli, n1->gpu_free_milli,
+				    sizeof(n0->gpu_free_milli));
+	}
+	/* a partly bound gang: the bound pod is counted, nothing placed */
+	{
+		struct ps q[2];
+
+		for (int i = 0; i < 2; i++) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "h-%d", i);
+			q[i] = pod("a", name, 2);
+			snprintf(q[i].gang, sizeof(q[i].gang), "half");
+			q[i].gang_size = 2;
+		}
+		snprintf(q[0].node, sizeof(q[0].node), "n1");
+		pod_set(w2, &q[1], T0 + 5000);
+		pod_set(w2, &q[0], T0 + 5000);
+		cycle(w2, T0 + 6000, &a);
+		assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+		assert_string_equal(find(&a, KERF_ACT_PENDING, "h-1")->reason, "GangPartlyBound");
+		assert_int_equal(kerf_world_stats(w2)->nr_partial, 1);
+	}
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+	kerf_world_free(w2);
+}
+
+static void test_preempt(void **state)
+{
+	struct kerf_world *w = cluster(1, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps low = pod("a", "low", 8), high = pod("b", "high", 8);
+	const struct kerf_action *x;
+
+	(void)state;
+	kerf_actions_init(&a);
+	low.pclass = "preemptible";
+	high.pclass = "production";
+	pod_set(w, &low, T0);
+	cycle(w, T0 + 1000, &a);
+	bound(&low, find(&a, KERF_ACT_BIND, "low"));
+	low.phase = "Running";
+	pod_set(w, &low, T0 + 2000);
+	pod_set(w, &high, T0 + 10000);
+	cycle(w, T0 + 11000, &a);
+	x = find(&a, KERF_ACT_PREEMPT, "low");
+	assert_non_null(x);
+	assert_int_equal(x->at_ms, T0 + 11000 + 30000);
+	assert_null(find(&a, KERF_ACT_BIND, "high"));
+	/* an old checkpoint does not count; one after the request does */
+	snprintf(low.ann + strlen(low.ann), sizeof(low.ann) - strlen(low.ann),
+		 ",\"kerf.io/checkpoint-done\":\"2026-01-01T00:00:05Z\"");
+	pod_set(w, &low, T0 + 12000);
+	cycle(w, T0 + 12500, &a);
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 0);
+	snprintf(low.ann + strlen(low.ann), sizeof(low.ann) - strlen(low.ann),
+		 ",\"kerf.io/checkpoint-done\":\"2026-01-01T00:00:13Z\"");
+	pod_set(w, &low, T0 + 13000);
+	cycle(w, T0 + 14000, &a);
+	assert_int_equal(a.a[0].kind, KERF_ACT_EVICT);
+	assert_string_equal(a.a[0].name, "low");
+	assert_non_null(strstr(a.a[0].message, "preempted"));
+	assert_non_null(find(&a, KERF_ACT_BIND, "high"));
+	/* the evicted pod is never placed again; its deletion is quiet */
+	pod_set(w, &low, T0 + 15000);
+	cycle(w, T0 + 16000, &a);
+	assert_int_equal(a.nr, 0);
+	pod_del(w, "a", "low", T0 + 17000);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_node_delete(void **state)
+{
+	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	struct ps p[3];
+
+	(void)state;
+	kerf_actions_init(&a);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "w-%d", i);
+		p[i] = pod("a", name, 8);
+		snprintf(p[i].gang, sizeof(p[i].gang), "g");
+		p[i].gang_size = 2;
+		pod_set(w, &p[i], T0);
+	}
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 2);
+	for (int i = 0; i < 2; i++) {
+		bound(&p[i], find(&a, KERF_ACT_BIND, p[i].name));
+		pod_set(w, &p[i], T0 + 1500);
+	}
+	assert_int_equal(kerf_world_node_delete(w, "n1", T0 + 2000, &err), 0);
+	state_ok(w);
+	assert_int_equal(kerf_world_node_delete(w, "n1", T0 + 2000, &err), -KERF_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "'n1'"));
+	cycle(w, T0 + 3000, &a);
+	/* only the survivor on n0 is evicted; nothing placed again */
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 1);
+	assert_string_equal(find(&a, KERF_ACT_EVICT, "w-0")->name, "w-0");
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	assert_int_equal(kerf_world_state(w)->nr_wl, 0);
+	pod_del(w, "a", "w-0", T0 + 4000);
+	pod_del(w, "a", "w-1", T0 + 4000);
+	p[2] = pod("a", "after", 8);
+	pod_set(w, &p[2], T0 + 5000);
+	cycle(w, T0 + 6000, &a);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "after")->node, "n0");
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+static void test_terms(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	struct ps p;
+	const struct kerf_state *st = kerf_world_state(w);
+
+	(void)state;
+	kerf_actions_init(&a);
+	node_set(w, "n0", 8, "\"zone\":\"a\"", NULL, T0);
+	node_set(w, "n1", 8, "\"zone\":\"b\"", NULL, T0);
+	tenant(w, "team-a", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	assert_int_equal(st->cluster.nr_labels, 0);
+	p = pod("a", "in-b", 1);
+	p.spec = "\"nodeSelector\":{\"zone\":\"b\"}";
+	pod_set(w, &p, T0);
+	assert_int_equal(st->cluster.nr_labels, 1);
+	assert_int_equal(st->cluster.nodes[1].labels, 1);
+	assert_int_equal(st->cluster.nodes[0].labels, 0);
+	cycle(w, T0 + 1000, &a);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "in-b")->node, "n1");
+	/* a pod that tolerates everything, waiting; a tainted node comes */
+	p = pod("a", "tolerant", 8);
+	p.spec = "\"nodeSelector\":{\"zone\":\"b\"},\"tolerations\":[{\"operator\":\"Exists\"}]";
+	pod_set(w, &p, T0 + 2000);
+	cycle(w, T0 + 3000, &a);
+	assert_null(find(&a, KERF_ACT_BIND, "tolerant"));
+	node_set(w, "n2", 8, "\"zone\":\"b\"",
+		 "\"taints\":[{\"key\":\"gpu\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]", T0 + 4000);
+	assert_int_equal(st->cluster.nr_taints, 1);
+	assert_int_equal(kerf_world_stats(w)->nr_resubmitted, 1);
+	p = pod("a", "intolerant", 8);
+	p.spec = "\"nodeSelector\":{\"zone\":\"b\"}";
+	pod_set(w, &p, T0 + 4500);
+	cycle(w, T0 + 5000, &a);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "tolerant")->node, "n2");
+	assert_null(find(&a, KERF_ACT_BIND, "intolerant"));
+	/* a cordoned node takes nothing */
+	node_set(w, "n3", 8, "\"zone\":\"b\"", "\"unschedulable\":true", T0 + 6000);
+	cycle(w, T0 + 7000, &a);
+	assert_null(find(&a, KERF_ACT_BIND, "intolerant"));
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+/* --- the property test ------------------------------------------------- */
+
+enum { PMAX = 400, NODES = 5 };
+
+struct model {
+	struct kerf_world *w;
+	struct ps p[PMAX];
+	bool live[PMAX];
+	bool kerf_bound[PMAX];     /* bound by a BIND action */
+	bool ever_bound[PMAX];
+	bool preempted[PMAX];
+	char gpus[PMAX][64];
+	bool node_up[NODES];
+	int nr;
+	int64_t now;
+	struct kerf_rng rng;
+	int gangs;
+};
+
+static int node_index(const char *name)
+{
+	return name[0] == 'n' && name[1] >= '0' && name[1] < '0' + NODES ? name[1] - '0' : -1;
+}
+
+static void m_node_up(struct model *m, int i)
+{
+	char name[8];
+
+	snprintf(name, sizeof(name), "n%d", i);
+	node_set(m->w, name, 4 + 2 * i % 6, NULL, NULL, m->now);
+	m->node_up[i] = true;
+}
+
+static int m_new_pod(struct model *m)
+{
+	int i = m->nr < PMAX ? m->nr++ : -1;
+
+	if (i < 0)
+		return -1;
+	memset(&m->p[i], 0, sizeof(m->p[i]));
+	m->live[i] = true;
+	snprintf(m->p[i].name, sizeof(m->p[i].name), "p%d", i);
+	m->p[i].created_s = i % 3600;
+	return i;
+}
+
+static void m_delete(struct model *m, int i)
+{
+	pod_del(m->w, m->p[i].ns, m->p[i].name, m->now);
+	m->live[i] = false;
+	m->kerf_bound[i] = false;
+}
+
+static uint32_t rnd(struct model *m, uint32_t n)
+{
+	return (uint32_t)(kerf_rng_next(&m->rng) % n);
+}
+
+/* Every live pod kerf bound holds its GPUs alone (fractions add up). */
+static void m_check_gpus(const struct model *m)
+{
+	int32_t used[NODES][16] = { { 0 } };
+
+	for (int i = 0; i < m->nr; i++) {
+		const char *s = m->gpus[i];
+		int n = node_index(m->p[i].node);
+
+		if (!m->live[i] || !m->kerf_bound[i] || n < 0 ||
+		    (m->p[i].phase && strcmp(m->p[i].phase, "Running")))
+			continue;
+		while (*s) {
+			int g = (int)strtol(s, (char **)&s, 10);
+
+			used[n][g] += m->p[i].milli ? m->p[i].milli : 1000;
+			if (used[n][g] > 1000) {
+				for (int k = 0; k < m->nr; k++)
+					if (m->live[k] && m->kerf_bound[k] && node_index(m->p[k].node) == n)
+						fprintf(stderr, "  %s/%s gpus %s milli %d phase %s gang %s\n",
+							m->p[k].ns, m->p[k].name, m->gpus[k], m->p[k].milli,
+							m->p[k].phase ? m->p[k].phase : "-", m->p[k].gang);
+				fail_msg("GPU %d of n%d held twice", g, n);
+			}
+			if (*s == ',')
+				s++;
+		}
+	}
+}
+
+static int m_find(const struct model *m, const char *name)
+{
+	for (int i = 0; i < m->nr; i++)
+		if (m->live[i] && !strcmp(m->p[i].name, name))
+			return i;
+	return -1;
+}
+
+static void m_cycle(struct model *m, struct kerf_actions *a)
+{
+	char gang_seen[64][32];
+	int gang_binds[64], gang_size[64], nr_gangs = 0;
+
+	cycle(m->w, m->now, a);
+	for (size_t k = 0; k < a->nr; k++) {
+		const struct kerf_action *x = &a->a[k];
+		int i = m_find(m, x->name);
+
+		if (i < 0)
+			fail_msg("action on pod '%s' that is gone", x->name);
+		switch (x->kind) {
+		case KERF_ACT_BIND:
+			if (m->ever_bound[i] || m->p[i].node[0])
+				fail_msg("pod '%s' bound twice", x->name);
+			m->ever_bound[i] = m->kerf_bound[i] = true;
+			snprintf(m->gpus[i], sizeof(m->gpus[i]), "%s", x->gpus);
+			bound(&m->p[i], x);
+			pod_set(m->w, &m->p[i], m->now);
+			if (m->p[i].gang[0]) {
+				int g = 0;
+
+				while (g < nr_gangs && strcmp(gang_seen[g], m->p[i].gang))
+					g++;
+				if (g == nr_gangs) {
+					snprintf(gang_seen[g], sizeof(gang_seen[g]), "%s", m->p[i].gang);
+					gang_binds[g] = 0;
+					gang_size[g] = m->p[i].gang_size;
+					nr_gangs++;
+				}
+				gang_binds[g]++;
+			}
+			break;
+		case KERF_ACT_EVICT:
+			m_delete(m, i);
+			break;
+		case KERF_ACT_PREEMPT:
+			m->preempted[i] = true;
+			break;
+		case KERF_ACT_UNPREEMPT:
+			m->preempted[i] = false;
+			break;
+		default:
+			break;
+		}
+	}
+	for (int g = 0; g < nr_gangs; g++)
+		if (gang_binds[g] != gang_size[g])
+			fail_msg("gang '%s': %d of %d pods bound in one cycle", gang_seen[g],
+				 gang_binds[g], gang_size[g]);
+	m_check_gpus(m);
+}
+
+static void m_restart(struct model *m, struct kerf_actions *a)
+{
+	struct kerf_world *w2 = world();
+	struct kerf_err err = { 0 };
+
+	for (int i = 0; i < NODES; i++)
+		if (m->node_up[i]) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "n%d", i);
+			node_set(w2, name, 4 + 2 * i % 6, NULL, NULL, m->now);
+		}
+	tenant(w2, "team-a", NULL, 8000, KERF_QTY_INF);
+	tenant(w2, "team-b", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w2, "a", "team-a", &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w2, "b", "team-b", &err), 0);
+	for (int i = m->nr - 1; i >= 0; i--)
+		if (m->live[i])
+			pod_set(w2, &m->p[i], m->now);
+	cycle(w2, m->now + 1000, a);
+	for (size_t k = 0; k < a->nr; k++) {
+		int i = m_find(m, a->a[k].name);
+
+		if (a->a[k].kind == KERF_ACT_BIND && i >= 0 && m->p[i].node[0])
+			fail_msg("restart: pod '%s' bound again", a->a[k].name);
+	}
+	kerf_world_free(w2);
+}
+
+static void prop_run(uint64_t seed)
+{
+	struct model *m = calloc(1, sizeof(*m));
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	static const char *const ns[] = { "a", "b", "c" };
+	static const char *const cls[] = { "production", "normal", "preemptible", NULL };
+
+	assert_non_null(m);
+	kerf_actions_init(&a);
+	kerf_rng_seed(&m->rng, seed);
+	m->w = world();
+	m->now = T0;
+	for (int i = 0; i < NODES - 1; i++)
+		m_node_up(m, i);
+	tenant(m->w, "team-a", NULL, 8000, KERF_QTY_INF);
+	tenant(m->w, "team-b", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(m->w, "a", "team-a", &err), 0);
+	assert_int_equal(kerf_world_namespace_set(m->w, "b", "team-b", &err), 0);
+	for (int step = 0; step < 300; step++) {
+		uint32_t r = rnd(m, 100);
+		int i;
+
+		m->now += 1000 + rnd(m, 20000);
+		if (r < 25) {                      /* a pod */
+			if ((i = m_new_pod(m)) < 0)
+				continue;
+			snprintf(m->p[i].ns, sizeof(m->p[i].ns), "%s", ns[rnd(m, 3)]);
+			m->p[i].gpus = (int)rnd(m, 4);
+			if (m->p[i].gpus == 0 && rnd(m, 2)) {
+				m->p[i].milli = 250 * (1 + (int)rnd(m, 3));
+			}
+			m->p[i].pclass = cls[rnd(m, 4)];
+			if (rnd(m, 8) == 0) {      /* another scheduler's, bound */
+				int n = (int)rnd(m, NODES);
+
+				m->p[i].sched = "default-scheduler";
+				m->p[i].gpus = 1;
+				m->p[i].milli = 0;
+				if (!m->node_up[n]) {
+					m->live[i] = false;
+					continue;
+				}
+				snprintf(m->p[i].node, sizeof(m->p[i].node), "n%d", n);
+			}
+			pod_set(m->w, &m->p[i], m->now);
+		} else if (r < 37) {               /* a gang */
+			int size = 2 + (int)rnd(m, 3), gpus = 1 + (int)rnd(m, 3);
+			const char *c = cls[rnd(m, 4)];
+			const char *n = ns[rnd(m, 2)];
+
+			m->gangs++;
+			for (int k = 0; k < size; k++) {
+				if ((i = m_new_pod(m)) < 0)
+					break;
+				snprintf(m->p[i].ns, sizeof(m->p[i].ns), "%s", n);
+				snprintf(m->p[i].gang, sizeof(m->p[i].gang), "g%d", m->gangs);
+				m->p[i].gang_size = size;
+				m->p[i].gpus = gpus;
+				m->p[i].pclass = c;
+				pod_set(m->w, &m->p[i], m->now);
+			}
+		} else if (r < 47) {               /* a deletion */
+			i = (int)rnd(m, (uint32_t)(m->nr ? m->nr : 1));
+			if (i < m->nr && m->live[i])
+				m_delete(m, i);
+		} else if (r < 57) {               /* a phase */
+			i = (int)rnd(m, (uint32_t)(m->nr ? m->nr : 1));
+			/* phases only go forward: Succeeded and Failed are final */
+			if (i < m->nr && m->live[i] && m->p[i].node[0] &&
+			    (!m->p[i].phase || !strcmp(m->p[i].phase, "Running"))) {
+				static const char *const ph[] = { "Running", "Running", "Succeeded", "Failed" };
+
+				m->p[i].phase = ph[rnd(m, 4)];
+				pod_set(m->w, &m->p[i], m->now);
+			}
+		} else if (r < 62) {               /* a node goes or comes */
+			int n = (int)rnd(m, NODES);
+			char name[8];
+
+			snprintf(name, sizeof(name), "n%d", n);
+			if (!m->node_up[n]) {
+				m_node_up(m, n);
+				continue;
+			}
+			assert_int_equal(kerf_world_node_delete(m->w, name, m->now, &err), 0);
+			state_ok(m->w);
+			m->node_up[n] = false;
+			/* the pod garbage collector deletes what was bound there */
+			for (int k = 0; k < m->nr; k++)
+				if (m->live[k] && !strcmp(m->p[k].node, name))
+					m_delete(m, k);
+		} else if (r < 70) {               /* victims answer */
+			for (int k = 0; k < m->nr; k++) {
+				int64_t s = (m->now - T0) / 1000;
+
+				if (!m->live[k] || !m->preempted[k] || rnd(m, 2))
+					continue;
+				snprintf(m->p[k].ann + strlen(m->p[k].ann),
+					 sizeof(m->p[k].ann) - strlen(m->p[k].ann),
+					 ",\"kerf.io/checkpoint-done\":\"2026-01-%02dT%02d:%02d:%02dZ\"",
+					 (int)(1 + s / 86400), (int)(s / 3600 % 24), (int)(s / 60 % 60),
+					 (int)(s % 60));
+				m->preempted[k] = false;
+				pod_set(m->w, &m->p[k], m->now);
+			}
+		} else {
+			m_cycle(m, &a);
+		}
+	}
+	m_cycle(m, &a);
+	m_restart(m, &a);
+	kerf_actions_release(&a);
+	kerf_world_free(m->w);
+	free(m);
+}
+
+static void test_property(void **state)
+{
+	const char *env = getenv("KERF_PROP_RUNS");
+	int runs = env ? atoi(env) : 12;
+
+	(void)state;
+	for (int s = 1; s <= runs; s++)
+		prop_run((uint64_t)s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single),
+		cmocka_unit_test(test_gang_whole),
+		cmocka_unit_test(test_gang_quota_and_tenants),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_external),
+		cmocka_unit_test(test_restart),
+		cmocka_unit_test(test_preempt),
+		cmocka_unit_test(test_node_delete),
+		cmocka_unit_test(test_terms),
+		cmocka_unit_test(test_property),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
