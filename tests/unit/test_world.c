@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -667,6 +668,9 @@ static void test_terms(void **state)
 
 enum { PMAX = 400, NODES = 5 };
 
+/* what the seeds exercised, for the test's output */
+static uint64_t nr_binds, nr_evicts, nr_preempts, nr_gang_binds;
+
 struct model {
 	struct kerf_world *w;
 	struct ps p[PMAX];
@@ -776,6 +780,8 @@ static void m_cycle(struct model *m, struct kerf_actions *a)
 			if (m->ever_bound[i] || m->p[i].node[0])
 				fail_msg("pod '%s' bound twice", x->name);
 			m->ever_bound[i] = m->kerf_bound[i] = true;
+			nr_binds++;
+			nr_gang_binds += m->p[i].gang[0] != 0;
 			snprintf(m->gpus[i], sizeof(m->gpus[i]), "%s", x->gpus);
 			bound(&m->p[i], x);
 			pod_set(m->w, &m->p[i], m->now);
@@ -794,9 +800,11 @@ static void m_cycle(struct model *m, struct kerf_actions *a)
 			}
 			break;
 		case KERF_ACT_EVICT:
+			nr_evicts++;
 			m_delete(m, i);
 			break;
 		case KERF_ACT_PREEMPT:
+			nr_preempts++;
 			m->preempted[i] = true;
 			break;
 		case KERF_ACT_UNPREEMPT:
@@ -967,6 +975,8 @@ static void test_property(void **state)
 	(void)state;
 	for (int s = 1; s <= runs; s++)
 		prop_run((uint64_t)s);
+	print_message("%d seeds: %" PRIu64 " binds (%" PRIu64 " of gang pods), %" PRIu64 " preemption requests, %" PRIu64 " evictions\n",
+		      runs, nr_binds, nr_gang_binds, nr_preempts, nr_evicts);
 }
 
 int main(void)
