@@ -56,7 +56,7 @@ struct kerf_action {
 	char name[254];
 	char uid[64];
 	char node[254];        /* BIND */
-	char gpus[64];         /* BIND: "0,1,2,3"; "" for MIG */
+	char gpus[64];         /* BIND: "0,1,2,3"; MIG: the instance's GPU */
 	char mig[32];          /* BIND: "3g.40gb@4"; "" */
 	int32_t gpu_milli;     /* BIND of a fraction; 0 */
 	uint8_t share;         /* BIND of a fraction: enum kerf_gpu_share */

@@ -238,7 +238,7 @@ static struct kerf_world *cluster(int nodes, int64_t a_nominal, int64_t a_borrow
 	struct kerf_err err = { 0 };
 
 	for (int i = 0; i < nodes; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "n%d", i);
 		node_set(w, name, 8, NULL, NULL, T0);
@@ -294,7 +294,7 @@ static void test_gang_whole(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 4; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "g-%d", i);
 		p[i] = pod("a", name, 4);
@@ -338,7 +338,7 @@ static void test_gang_quota_and_tenants(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 4; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "q-%d", i);
 		p = pod("a", name, 4);
@@ -352,7 +352,7 @@ static void test_gang_quota_and_tenants(void **state)
 	assert_null(kerf_world_pod_workload(w, "c", "lost"));
 	/* too many pods in a gang, sizes that disagree */
 	for (int i = 0; i < 2; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "d-%d", i);
 		p = pod("b", name, 1);
@@ -470,7 +470,7 @@ static void test_restart(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 2; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "r-%d", i);
 		p[i] = pod("a", name, 4);
@@ -508,7 +508,7 @@ static void test_restart(void **state)
 		struct ps q[2];
 
 		for (int i = 0; i < 2; i++) {
-			char name[8];
+			char name[16];
 
 			snprintf(name, sizeof(name), "h-%d", i);
 			q[i] = pod("a", name, 2);
@@ -583,7 +583,7 @@ static void test_node_delete(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 2; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "w-%d", i);
 		p[i] = pod("a", name, 8);
@@ -693,7 +693,7 @@ static int node_index(const char *name)
 
 static void m_node_up(struct model *m, int i)
 {
-	char name[8];
+	char name[16];
 
 	snprintf(name, sizeof(name), "n%d", i);
 	node_set(m->w, name, 4 + 2 * i % 6, NULL, NULL, m->now);
@@ -828,7 +828,7 @@ static void m_restart(struct model *m, struct kerf_actions *a)
 
 	for (int i = 0; i < NODES; i++)
 		if (m->node_up[i]) {
-			char name[8];
+			char name[16];
 
 			snprintf(name, sizeof(name), "n%d", i);
 			node_set(w2, name, 4 + 2 * i % 6, NULL, NULL, m->now);
@@ -928,7 +928,7 @@ static void prop_run(uint64_t seed)
 			}
 		} else if (r < 62) {               /* a node goes or comes */
 			int n = (int)rnd(m, NODES);
-			char name[8];
+			char name[16];
 
 			snprintf(name, sizeof(name), "n%d", n);
 			if (!m->node_up[n]) {
