@@ -150,7 +150,57 @@ struct kerf_action *kerf_world_action(struct kerf_actions *l);
 int kerf_world_consume(struct kerf_world *w, int64_t now_ms,
 		       struct kerf_actions *out, struct kerf_err *err);
 
+/* --- world_node.c ------------------------------------------------------- */
+
+/* The bit of label (or taint) term key=value, interned when new (*grew). */
+int kerf_world_term(struct kerf_world *w, bool taint, const char *key,
+		    const char *value, uint8_t effect, bool *grew,
+		    struct kerf_err *err);
+
+/* Every node again, with the label terms as they are now. */
+int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms,
+			     struct kerf_err *err);
+
+/* --- world_sync.c ------------------------------------------------------- */
+
+/* Set (reason non-NULL) or clear x's world-level reason. */
+void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static inline bool kerf_world_pod_done(const struct wpod *x)
+{
+	return kerf_kpod_is_done(&x->p);
+}
+
+/* The group of key (made when new), NULL on OOM; free an empty one. */
+struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
+				    bool external);
+void kerf_world_group_free(struct kerf_world *w, struct wgroup *g);
+
+/* x joins g (kept in name order) or leaves it. */
+int kerf_world_group_add(struct wgroup *g, struct wpod *x);
+void kerf_world_group_remove(struct wgroup *g, struct wpod *x);
+
+/* The tenant of namespace ns (a leaf), or negative with why. */
+int kerf_world_tenant_of(const struct kerf_world *w, const char *ns, char *why,
+			 size_t size);
+
+/* Bring g in step with the core, and let it go when nothing is left. */
+int kerf_world_sync(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		    struct kerf_err *err);
+
 /* --- world.c ------------------------------------------------------------ */
+
+/*
+ * Sync every group, sorted by key (pending_only: those pending in the
+ * core; adopting_only: those with bound pods not yet counted).
+ */
+int kerf_world_sync_all(struct kerf_world *w, bool pending_only,
+			bool adopting_only, int64_t now_ms, struct kerf_err *err);
+
+/* Every pod of namespace ns (NULL: all) again, sorted by key. */
+int kerf_world_update_pods(struct kerf_world *w, const char *ns, int64_t now_ms,
+			   struct kerf_err *err);
 
 /* Forget g's workload in the core (pending or finished). */
 int kerf_world_forget(struct kerf_world *w, struct wgroup *g, int64_t now_ms,

@@ -1,0 +1,629 @@
+/*
+ * world_sync: groups of pods (the workloads they form) brought in step
+ * with the core: collected, submitted, resubmitted when what they ask
+ * changed, adopted when bound already, started, finished, forgotten.
+ */
+#include "serve/world_int.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/grow.h"
+#include "core/preempt.h"
+#include "kobj/names.h"
+
+/* --- small helpers ----------------------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int by_group_key(const void *a, const void *b)
+{
+	return strcmp((*(struct wgroup *const *)a)->key,
+		      (*(struct wgroup *const *)b)->key);
+}
+
+/* See world_int.h. */
+void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	uint64_t h;
+
+	if (!reason) {
+		x->why_hash = x->told_hash = 0;
+		x->reason[0] = x->message[0] = 0;
+		return;
+	}
+	snprintf(x->reason, sizeof(x->reason), "%s", reason);
+	va_start(ap, fmt);
+	vsnprintf(x->message, sizeof(x->message), fmt, ap);
+	va_end(ap);
+	h = fnv(0xcbf29ce484222325ULL, x->reason, strlen(x->reason) + 1);
+	h = fnv(h, x->message, strlen(x->message)) | 1;
+	if (h != x->why_hash && (!strcmp(reason, "InvalidSpec") ||
+				 !strcmp(reason, "UnsupportedAffinity")))
+		w->stats.nr_invalid++;
+	x->why_hash = h;
+}
+
+/* --- groups ------------------------------------------------------------ */
+
+struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
+				bool external)
+{
+	struct wgroup *g = kerf_map_get_str(&w->groups, key);
+
+	if (g)
+		return g;
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->key = kerf_strdup(key)) ||
+	    KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
+	    kerf_map_put_str(&w->groups, g->key, g) < 0) {
+		if (g)
+			free(g->key);
+		free(g);
+		return NULL;
+	}
+	g->external = external;
+	g->index = w->nr_groupv;
+	w->groupv[w->nr_groupv++] = g;
+	return g;
+}
+
+void kerf_world_group_free(struct kerf_world *w, struct wgroup *g)
+{
+	kerf_map_del_str(&w->groups, g->key);
+	w->groupv[g->index] = w->groupv[--w->nr_groupv];
+	w->groupv[g->index]->index = g->index;
+	free(g->m);
+	free(g->key);
+	free(g);
+}
+
+int kerf_world_group_add(struct wgroup *g, struct wpod *x)
+{
+	size_t i = g->nr_m;
+
+	if (KERF_GROW(g->m, g->alloc_m, g->nr_m + 1) < 0)
+		return -KERF_ENOMEM;
+	while (i > 0 && strcmp(g->m[i - 1]->key, x->key) > 0) {
+		g->m[i] = g->m[i - 1];
+		i--;
+	}
+	g->m[i] = x;
+	g->nr_m++;
+	x->g = g;
+	return 0;
+}
+
+void kerf_world_group_remove(struct wgroup *g, struct wpod *x)
+{
+	size_t i = 0;
+
+	while (i < g->nr_m && g->m[i] != x)
+		i++;
+	if (i == g->nr_m)
+		return;
+	memmove(&g->m[i], &g->m[i + 1], (g->nr_m - i - 1) * sizeof(*g->m));
+	g->nr_m--;
+	x->g = NULL;
+	x->in_run = x->sub = false;
+}
+
+int kerf_world_forget(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		      struct kerf_err *err)
+{
+	int rc;
+
+	if (!g->id)
+		return 0;
+	rc = kerf_state_forget(&w->st, g->id, now_ms, &w->dec, err);
+	if (rc < 0)
+		return rc;
+	kerf_map_del_u64(&w->by_id, g->id);
+	g->id = 0;
+	g->fp = 0;
+	for (size_t i = 0; i < g->nr_m; i++)
+		g->m[i]->sub = false;
+	w->stats.nr_forgotten++;
+	return 0;
+}
+
+void kerf_world_unrun(struct kerf_world *w, struct wgroup *g, bool evicting)
+{
+	(void)w;
+	for (size_t i = 0; i < g->nr_m; i++) {
+		struct wpod *x = g->m[i];
+
+		if (x->in_run && evicting)
+			x->evicting = true;
+		x->in_run = false;
+	}
+	g->running = g->started = false;
+	memset(g->binds, 0, sizeof(g->binds));
+}
+
+/* The tenant of namespace ns (a leaf), or negative with why. */
+int kerf_world_tenant_of(const struct kerf_world *w, const char *ns, char *why,
+		     size_t size)
+{
+	const struct wns *m = kerf_map_get_str(&w->ns, ns);
+	int t;
+
+	if (!m) {
+		snprintf(why, size, "namespace '%s' has joined no tenant (label %s on the Namespace)",
+			 ns, KERF_LABEL_TENANT);
+		return -KERF_ENOTFOUND;
+	}
+	t = kerf_tenants_find(&w->st.tenants, m->tenant);
+	if (t < 0 || !strcmp(m->tenant, KERF_EXTERNAL_TENANT)) {
+		snprintf(why, size, "namespace '%s' joined tenant '%s', which kerf does not know",
+			 ns, m->tenant);
+		return -KERF_ENOTFOUND;
+	}
+	if (!kerf_tenant_is_leaf(&w->st.tenants.t[t])) {
+		snprintf(why, size, "namespace '%s' joined tenant '%s', which has tenants under it: work goes to leaves",
+			 ns, m->tenant);
+		return -KERF_EINVAL;
+	}
+	return t;
+}
+
+/* The class of pod p: by PriorityClass name, else by its priority. */
+static int class_of(const struct kerf_world *w, const struct kerf_kpod *p)
+{
+	const struct kerf_classes *cl = &w->st.classes;
+	int32_t prio = p->has_priority ? p->priority : 0;
+	int best = -1, lowest = -1;
+
+	if (p->priority_class) {
+		int c = kerf_classes_find(cl, p->priority_class);
+
+		if (c >= 0 && c != w->external_class)
+			return c;
+	}
+	for (int c = 0; c < cl->nr; c++) {
+		if (c == w->external_class)
+			continue;
+		if (cl->c[c].value <= prio && (best < 0 || cl->c[c].value > cl->c[best].value))
+			best = c;
+		if (lowest < 0 || cl->c[c].value < cl->c[lowest].value)
+			lowest = c;
+	}
+	return best >= 0 ? best : lowest;
+}
+
+/*
+ * Adopt the bound pods v[0..nr) of g as running (a restart, or another
+ * scheduler's pod): the devices their annotations name, else the lowest
+ * free.  Refused bindings are counted as conflicts, once.
+ */
+static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
+		 size_t nr, int tenant, int cls, int64_t now_ms,
+		 struct kerf_err *err)
+{
+	struct kerf_workload wl = { .tenant = tenant, .class_idx = cls,
+				    .min_count = (uint32_t)nr };
+	struct kerf_wl_pod *pods = calloc(nr, sizeof(*pods));
+	struct held { uint32_t slot; int16_t milli[KERF_NODE_MAX_GPUS]; } *held =
+		calloc(nr, sizeof(*held));
+	size_t nr_held = 0;
+	struct kerf_err why = { 0 };
+	char text[200] = "";
+	int64_t submit_ms = INT64_MAX;
+	int id = -1;
+	bool running = false;
+
+	if (!pods || !held) {
+		free(pods);
+		free(held);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < nr; k++) {
+		struct wpod *x = v[k];
+		struct kerf_pod req;
+		struct kerf_binding b;
+		int slot = x->p.node ? kerf_cluster_find_node(&w->st.cluster, x->p.node) : -1;
+		size_t h = 0, s = 0;
+
+		while (h < nr_held && (int)held[h].slot != slot)
+			h++;
+		if (h == nr_held)
+			held[nr_held++].slot = (uint32_t)slot;
+		if (kerf_world_pod_binding(w, x, held[h].milli, &req, &b, text,
+					   sizeof(text)) < 0) {
+			snprintf(why.msg, sizeof(why.msg), "pod '%s': %s", x->key, text);
+			goto refused;
+		}
+		while (s < (size_t)wl.nr_sets && !kerf_world_same_req(&wl.sets[s].req, &req))
+			s++;
+		if (s == KERF_MAX_PODSETS) {
+			snprintf(why.msg, sizeof(why.msg), "more than %d pod shapes", KERF_MAX_PODSETS);
+			goto refused;
+		}
+		if (s == (size_t)wl.nr_sets) {
+			wl.sets[s].req = req;
+			wl.nr_sets++;
+		}
+		wl.sets[s].count++;
+		pods[k].set = (uint8_t)s;
+		pods[k].b = b;
+		if (x->p.created_ms < submit_ms)
+			submit_ms = x->p.created_ms;
+		running |= x->p.phase == KERF_PHASE_RUNNING;
+	}
+	id = kerf_state_adopt(&w->st, g->key, &wl, submit_ms, now_ms, pods,
+			      (uint32_t)nr, &why);
+	if (id == -KERF_ENOMEM)
+		goto out;
+	if (id < 0)
+		goto refused;
+	if (kerf_map_put_u64(&w->by_id, (uint64_t)id, g) < 0) {
+		/* cannot happen once reserved; undo to stay consistent */
+		kerf_state_finish(&w->st, (uint32_t)id, now_ms, NULL);
+		kerf_state_forget(&w->st, (uint32_t)id, now_ms, NULL, NULL);
+		id = -KERF_ENOMEM;
+		goto out;
+	}
+	g->id = (uint32_t)id;
+	g->running = true;
+	g->wants_adopt = false;
+	for (size_t k = 0; k < nr; k++) {
+		v[k]->in_run = true;
+		v[k]->set = pods[k].set;
+		v[k]->b = pods[k].b;
+		kerf_world_set_why(w, v[k], NULL, NULL);
+	}
+	if (g->external)
+		w->stats.nr_external++;
+	else
+		w->stats.nr_adopted++;
+	if (running && kerf_state_started(&w->st, g->id, now_ms, NULL) == 0)
+		g->started = true;
+	id = 0;
+	goto out;
+refused:
+	/* told once; tried again at every cycle (a node may come, room free) */
+	g->wants_adopt = true;
+	if (!v[0]->conflict_counted) {
+		v[0]->conflict_counted = true;
+		w->stats.nr_conflicts++;
+	}
+	id = 0;
+out:
+	free(pods);
+	free(held);
+	return id < 0 ? kerf_err_set(err, id, "out of memory") : 0;
+}
+
+static int finish(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		  struct kerf_err *err)
+{
+	int rc = kerf_state_finish(&w->st, g->id, now_ms, err);
+
+	if (rc == 0)
+		rc = kerf_world_forget(w, g, now_ms, err);
+	if (rc < 0)
+		return rc;
+	kerf_world_unrun(w, g, false);
+	w->stats.nr_finished++;
+	return 0;
+}
+
+/* A victim's pod acknowledged its checkpoint: it leaves now. */
+static int maybe_ack(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		     struct kerf_err *err)
+{
+	const struct kerf_workload *cw = kerf_state_find((const struct kerf_state *)&w->st,
+							 g->id);
+	int64_t asked;
+	int rc;
+
+	if (!cw || cw->preempt_deadline_ms <= 0)
+		return 0;
+	/* the request was made a grace before its deadline */
+	asked = cw->preempt_deadline_ms - w->st.classes.c[cw->class_idx].checkpoint_grace_ms;
+	for (size_t i = 0; i < g->nr_m; i++) {
+		const struct wpod *x = g->m[i];
+
+		if (!x->in_run || x->p.checkpoint_done_ms <= 0 ||
+		    x->p.checkpoint_done_ms < asked)
+			continue;
+		rc = kerf_preempt_ack(&w->st, g->id, now_ms, &w->dec, err);
+		if (rc == 0)
+			rc = kerf_world_consume(w, now_ms, &w->queued, err);
+		return rc;
+	}
+	return 0;
+}
+
+/* The fingerprint of a submission: what it asks, of whom, since when. */
+static uint64_t fingerprint(const struct kerf_workload *wl, struct wpod **v,
+			    size_t nr, int64_t submit_ms)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = fnv(h, &wl->tenant, sizeof(wl->tenant));
+	h = fnv(h, &wl->class_idx, sizeof(wl->class_idx));
+	h = fnv(h, &submit_ms, sizeof(submit_ms));
+	for (int s = 0; s < wl->nr_sets; s++) {
+		const struct kerf_pod *p = &wl->sets[s].req;
+		int64_t f[] = { p->cpu_milli, p->mem_mib, p->gpu_milli, p->gpu_mem_mib,
+				p->nr_gpus, p->share, p->mig_slices,
+				(int64_t)p->need_labels, (int64_t)p->tolerates,
+				wl->sets[s].count };
+
+		h = fnv(h, f, sizeof(f));
+	}
+	for (size_t k = 0; k < nr; k++)
+		h = fnv(h, v[k]->key, strlen(v[k]->key) + 1);
+	return h | 1;
+}
+
+/* Submit the collected gang v[0..nr) unless the core has it as it is. */
+static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
+		  size_t nr, int64_t now_ms, struct kerf_err *err)
+{
+	struct kerf_workload wl = { .min_count = (uint32_t)nr };
+	uint8_t set_of[KERF_MAX_GANG_PODS];
+	int64_t submit_ms = INT64_MAX;
+	char why[KERF_ERR_MSG_MAX];
+	struct kerf_err e = { 0 };
+	uint64_t fp;
+	int t, id, rc;
+
+	t = kerf_world_tenant_of(w, v[0]->p.ns, why, sizeof(why));
+	if (t < 0)
+		goto invalid;
+	wl.tenant = t;
+	wl.class_idx = class_of(w, &v[0]->p);
+	for (size_t k = 0; k < nr; k++) {
+		struct kerf_pod req;
+		size_t s = 0;
+
+		if (kerf_world_pod_req(w, v[k], &req, why, sizeof(why)) < 0)
+			goto invalid;
+		while (s < (size_t)wl.nr_sets && !kerf_world_same_req(&wl.sets[s].req, &req))
+			s++;
+		if (s == KERF_MAX_PODSETS) {
+			snprintf(why, sizeof(why), "gang '%s': its pods have more than %d shapes",
+				 g->key, KERF_MAX_PODSETS);
+			goto invalid;
+		}
+		if (s == (size_t)wl.nr_sets) {
+			wl.sets[s].req = req;
+			wl.nr_sets++;
+		}
+		wl.sets[s].count++;
+		set_of[k] = (uint8_t)s;
+		if (v[k]->p.created_ms < submit_ms)
+			submit_ms = v[k]->p.created_ms;
+	}
+	fp = fingerprint(&wl, v, nr, submit_ms);
+	if (g->id && g->fp == fp)
+		return 0;
+	if (g->id) {
+		rc = kerf_world_forget(w, g, now_ms, err);
+		if (rc < 0)
+			return rc;
+		if (w->term_resync)
+			w->stats.nr_resubmitted++;
+	}
+	id = kerf_state_submit(&w->st, g->key, &wl, submit_ms, &e);
+	if (id == -KERF_ENOMEM)
+		return kerf_err_set(err, id, "out of memory");
+	if (id < 0) {
+		snprintf(why, sizeof(why), "%s", e.msg);
+		goto invalid;
+	}
+	if (kerf_map_put_u64(&w->by_id, (uint64_t)id, g) < 0) {
+		kerf_state_forget(&w->st, (uint32_t)id, now_ms, NULL, NULL);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	g->id = (uint32_t)id;
+	g->fp = fp;
+	memset(g->binds, 0, sizeof(g->binds));
+	for (size_t k = 0; k < nr; k++) {
+		v[k]->sub = true;
+		v[k]->set = set_of[k];
+		kerf_world_set_why(w, v[k], NULL, NULL);
+	}
+	w->stats.nr_submitted++;
+	return 0;
+invalid:
+	rc = kerf_world_forget(w, g, now_ms, err);
+	for (size_t k = 0; k < nr; k++)
+		kerf_world_set_why(w, v[k], "InvalidSpec", "%s", why);
+	return rc;
+}
+
+static int sync_external(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+			 struct kerf_err *err)
+{
+	struct wpod *x = g->nr_m ? g->m[0] : NULL;
+
+	if (g->running) {
+		if (!x || kerf_world_pod_done(x))
+			return finish(w, g, now_ms, err);
+		return 0;
+	}
+	if (!x || kerf_world_pod_done(x) || !x->p.node)
+		return 0;
+	return adopt(w, g, &x, 1, kerf_tenants_find(&w->st.tenants, KERF_EXTERNAL_TENANT),
+		     w->external_class, now_ms, err);
+}
+
+/*
+ * Bring group g in step with the core.  Members that count: not done, not
+ * being evicted, and (unbound ones) not being deleted.
+ */
+static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+		      struct kerf_err *err)
+{
+	struct wpod **v, **bound;
+	size_t nr = 0, nr_bound = 0;
+	uint32_t size = 0;
+	bool disagree = false;
+	int rc = 0;
+
+	if (g->external)
+		return sync_external(w, g, now_ms, err);
+	if (g->running) {
+		bool live = false, phase_running = false;
+
+		for (size_t i = 0; i < g->nr_m; i++) {
+			const struct wpod *x = g->m[i];
+
+			if (!x->in_run)
+				continue;
+			live |= !kerf_world_pod_done(x);
+			phase_running |= x->p.phase == KERF_PHASE_RUNNING;
+		}
+		if (!live) {
+			/* every pod it ran is done or deleted: it finished */
+			rc = finish(w, g, now_ms, err);
+			if (rc < 0)
+				return rc;
+		} else {
+			if (!g->started && phase_running &&
+			    kerf_state_started(&w->st, g->id, now_ms, NULL) == 0)
+				g->started = true;
+			for (size_t i = 0; i < g->nr_m; i++) {
+				struct wpod *x = g->m[i];
+
+				if (!x->in_run && !x->evicting && !kerf_world_pod_done(x) && !x->p.node)
+					kerf_world_set_why(w, x, "GangRunning",
+						"workload '%s' already runs: this pod waits until it ends",
+						g->key);
+			}
+			return maybe_ack(w, g, now_ms, err);
+		}
+	}
+	v = calloc(g->nr_m + 1, sizeof(*v));
+	bound = calloc(g->nr_m + 1, sizeof(*bound));
+	if (!v || !bound) {
+		free(v);
+		free(bound);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < g->nr_m; i++) {
+		struct wpod *x = g->m[i];
+		uint32_t s = x->p.gang ? x->p.gang_size : 1;
+
+		if (kerf_world_pod_done(x) || x->evicting || (!x->p.node && x->p.terminating))
+			continue;
+		if (size && s != size)
+			disagree = true;
+		if (!size || s > size)
+			size = s;
+		if (x->p.node)
+			bound[nr_bound++] = x;
+		else
+			v[nr++] = x;
+	}
+	if (nr_bound) {
+		/*
+		 * Bound already: a restart.  A gang bound whole is adopted as
+		 * it runs.  A gang only partly bound (kerf stopped between its
+		 * bindings) is never adopted as whole nor placed again: only
+		 * the pods bound are adopted, so the GPUs they hold are not
+		 * given to anyone else, and the others wait, told why, for the
+		 * controller to finish or undo the gang.
+		 */
+		char why[KERF_ERR_MSG_MAX];
+		int t = kerf_world_tenant_of(w, bound[0]->p.ns, why, sizeof(why));
+
+		if ((nr || nr_bound < size) && !w->at_cycle) {
+			/* the informers may not have sent every member yet */
+			g->wants_adopt = true;
+			free(v);
+			free(bound);
+			return 0;
+		}
+		rc = kerf_world_forget(w, g, now_ms, err);
+		if (rc == 0 && t >= 0)
+			rc = adopt(w, g, bound, nr_bound, t, class_of(w, &bound[0]->p),
+				   now_ms, err);
+		if (rc == 0 && g->running && (nr || nr_bound < size) && !g->partial_counted) {
+			g->partial_counted = true;
+			w->stats.nr_partial++;
+		}
+		for (size_t k = 0; k < nr; k++)
+			kerf_world_set_why(w, v[k], "GangPartlyBound",
+				"gang '%s': %zu of %u pods were bound before kerf restarted; the rest waits for the gang to be finished or undone",
+				g->key, nr_bound, size);
+	} else if (disagree) {
+		rc = kerf_world_forget(w, g, now_ms, err);
+		for (size_t k = 0; k < nr; k++)
+			kerf_world_set_why(w, v[k], "InvalidSpec",
+				"gang '%s': its pods disagree on %s", g->key,
+				KERF_ANN_GANG_SIZE);
+	} else if (nr > size) {
+		rc = kerf_world_forget(w, g, now_ms, err);
+		for (size_t k = 0; k < nr; k++)
+			kerf_world_set_why(w, v[k], "InvalidSpec",
+				"gang '%s' has %zu pods, %s says %u", g->key, nr,
+				KERF_ANN_GANG_SIZE, size);
+	} else if (nr < size) {
+		rc = kerf_world_forget(w, g, now_ms, err);
+		for (size_t k = 0; k < nr; k++)
+			kerf_world_set_why(w, v[k], "GangIncomplete",
+				"GangIncomplete: %zu of %u pods of gang '%s' are there",
+				nr, size, g->key);
+	} else if (nr) {
+		rc = submit(w, g, v, nr, now_ms, err);
+	} else {
+		rc = kerf_world_forget(w, g, now_ms, err);
+	}
+	free(v);
+	free(bound);
+	return rc;
+}
+
+/* Sync g, and let it go when nothing is left of it. */
+int kerf_world_sync(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
+			 struct kerf_err *err)
+{
+	int rc = sync_group(w, g, now_ms, err);
+
+	if (rc == 0 && g->nr_m == 0 && !g->id)
+		kerf_world_group_free(w, g);
+	return rc;
+}
+
+/* See world_int.h. */
+int kerf_world_sync_all(struct kerf_world *w, bool pending_only, bool adopting_only,
+		    int64_t now_ms, struct kerf_err *err)
+{
+	struct wgroup **v = calloc(w->nr_groupv + 1, sizeof(*v));
+	size_t nr = 0;
+	int rc = 0;
+
+	if (!v)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < w->nr_groupv; i++) {
+		struct wgroup *g = w->groupv[i];
+
+		if ((pending_only && (g->running || !g->id)) ||
+		    (adopting_only && (g->running || !g->wants_adopt)))
+			continue;
+		v[nr++] = g;
+	}
+	qsort(v, nr, sizeof(*v), by_group_key);
+	for (size_t i = 0; i < nr && rc == 0; i++)
+		rc = kerf_world_sync(w, v[i], now_ms, err);
+	free(v);
+	return rc;
+}
+
