@@ -20,6 +20,7 @@ static void usage(FILE *out)
 		"  sim             run the built-in demo scenario\n"
 		"  sim openb ...   replay the Alibaba openb trace (FGD method)\n"
 		"  plan-mig FILE   the MIG plan for a node description [--json]\n"
+		"  serve           the controller and scheduler on a Kubernetes API server\n"
 		"  version         print the version\n"
 		"\n"
 		"'kerf <command> --help' tells more.\n");
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "sim"))
 		return kerf_cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "serve"))
+		return kerf_cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan-mig"))
 		return kerf_cmd_plan_mig(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {

@@ -293,7 +293,9 @@ const char *kerf_knode_label(const struct kerf_knode *n, const char *key)
 
 bool kerf_knode_is_usable(const struct kerf_knode *n)
 {
-	return !n->unschedulable && n->ready && !n->terminating && !n->invalid;
+	/* as kube-scheduler: readiness shows as the not-ready taint, which
+	   the node lifecycle controller keeps; the condition is not read */
+	return !n->unschedulable && !n->terminating && !n->invalid;
 }
 
 bool kerf_knode_tolerated(const struct kerf_knode *n,

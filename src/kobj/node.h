@@ -7,8 +7,10 @@
  * its memory from nvidia.com/gpu.memory (MiB); the NVLink domain from
  * kerf.io/nvlink-domain (any string: nodes with the same value share one);
  * GPUs in MIG mode from kerf.io/mig-gpus (the node agent writes it).  A
- * node that is cordoned (spec.unschedulable), not Ready, or being deleted
- * takes no new pods.
+ * node that is cordoned (spec.unschedulable) or being deleted takes no new
+ * pods; one that is not ready carries the node.kubernetes.io/not-ready
+ * taint, which keeps pods that do not tolerate it away (as kube-scheduler
+ * does: it reads the taint, not the Ready condition).
  */
 #ifndef KERF_KOBJ_NODE_H
 #define KERF_KOBJ_NODE_H
@@ -63,7 +65,7 @@ int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src);
 /* The value of label key, or NULL. */
 const char *kerf_knode_label(const struct kerf_knode *n, const char *key);
 
-/* Would the node take a new pod at all (cordon, readiness, deletion)? */
+/* Would the node take a new pod at all (cordon, deletion, invalid)? */
 bool kerf_knode_is_usable(const struct kerf_knode *n);
 
 /* Does pod p tolerate every NoSchedule/NoExecute taint of n? */

@@ -23,7 +23,7 @@ enum { MAX_FILE_BYTES = 1 << 20 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kerf-testapi --port N --token-file F [--tls-cert F --tls-key F]\n"
+	fprintf(f, "usage: kerf-testapi --port N --token-file F [--tls-cert F --tls-key F [--tls-ca F]]\n"
 		   "                    --kubeconfig-out F [--bookmark-interval-ms N] [--watch-window N]\n");
 }
 
@@ -59,10 +59,18 @@ static int read_token(const char *path, char **out)
 }
 
 static int write_kubeconfig(const char *path, const char *url,
-			    const char *token)
+			    const char *token, const char *ca_file)
 {
 	FILE *f = fopen(path, "w");
-	char esc[128];
+	char esc[128], tls_line[4200];
+
+	/* the CA that signed the serving certificate, else no verification
+	   (which kerf's own client refuses: give --tls-ca for kerf) */
+	if (ca_file)
+		snprintf(tls_line, sizeof(tls_line), "    certificate-authority: %s\n", ca_file);
+	else
+		snprintf(tls_line, sizeof(tls_line), "%s",
+			 !strncmp(url, "https", 5) ? "    insecure-skip-tls-verify: true\n" : "");
 
 	if (!f) {
 		fprintf(stderr, "kerf-testapi: cannot write --kubeconfig-out '%s'\n",
@@ -74,9 +82,7 @@ static int write_kubeconfig(const char *path, const char *url,
 		   "users:\n- name: kerf-testapi\n  user:\n    token: \"%s\"\n"
 		   "contexts:\n- name: kerf-testapi\n  context:\n    cluster: kerf-testapi\n"
 		   "    user: kerf-testapi\ncurrent-context: kerf-testapi\n",
-		url, !strncmp(url, "https", 5) ?
-			     "    insecure-skip-tls-verify: true\n" : "",
-		token);
+		url, tls_line, token);
 	if (fclose(f)) {
 		fprintf(stderr, "kerf-testapi: cannot write --kubeconfig-out '%s'\n",
 			kerf_escape(esc, sizeof(esc), path));
@@ -89,7 +95,7 @@ int main(int argc, char **argv)
 {
 	struct kerf_testapi_opts opts = { 0 };
 	const char *token_file = NULL, *cert_file = NULL, *key_file = NULL;
-	const char *kubeconfig = NULL;
+	const char *kubeconfig = NULL, *ca_file = NULL;
 	char *token = NULL, *cert = NULL, *key = NULL;
 	struct kerf_testapi *ta = NULL;
 	struct kerf_err err = { 0 };
@@ -125,6 +131,13 @@ int main(int argc, char **argv)
 			cert_file = val;
 		} else if (!strcmp(a, "--tls-key")) {
 			key_file = val;
+		} else if (!strcmp(a, "--tls-ca")) {
+			if (val[0] != '/' || strlen(val) > 4000) {
+				fprintf(stderr, "kerf-testapi: --tls-ca '%s': an absolute path\n",
+					kerf_escape(esc, sizeof(esc), val));
+				return 2;
+			}
+			ca_file = val;
 		} else if (!strcmp(a, "--kubeconfig-out")) {
 			kubeconfig = val;
 		} else if (!strcmp(a, "--bookmark-interval-ms")) {
@@ -147,6 +160,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (ca_file && !cert_file) {
+		fprintf(stderr, "kerf-testapi: --tls-ca goes with --tls-cert and --tls-key\n");
+		return 2;
+	}
 	if (!cert_file != !key_file) {
 		fprintf(stderr, "kerf-testapi: --tls-cert and --tls-key go together\n");
 		return 2;
@@ -167,7 +184,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (write_kubeconfig(kubeconfig, kerf_testapi_url(ta), token) < 0) {
+	if (write_kubeconfig(kubeconfig, kerf_testapi_url(ta), token, ca_file) < 0) {
 		rc = 1;
 		goto out;
 	}

@@ -1,0 +1,717 @@
+#include "serve/controller.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/grow.h"
+#include "base/rng.h"
+#include "kobj/names.h"
+#include "kobj/request.h"
+#include "kobj/tenant.h"
+#include "kobj/time.h"
+#include "kube/informer.h"
+#include "serve/tenants.h"
+
+enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PODS, NR_INF };
+
+enum { MAX_RETRIES = 4096 };
+
+/* An eviction refused for now (a PodDisruptionBudget): sent again later. */
+struct retry {
+	char ns[64];
+	char name[254];
+	int64_t at_ms;
+};
+
+struct kerf_controller {
+	struct kerf_controller_opts o;
+	char scheduler[64], policy[64], identity[KERF_LEASE_HOLDER_MAX];
+	struct kerf_world *w;
+	struct kerf_rng rng;
+	struct kerf_informer *inf[NR_INF];
+	struct kerf_elector el;
+	bool started;
+	bool dirty;                 /* something changed since the last cycle */
+	int64_t now_ms;             /* of the step running */
+	int64_t last_cycle_ms;
+	unsigned in_flight;
+	uint64_t event_seq;
+	struct kerf_actions acts;
+	struct retry *retries;
+	size_t nr_retries, alloc_retries;
+	struct kerf_controller_stats st;
+};
+
+/* What a request in flight was, for its answer. */
+struct sent {
+	struct kerf_controller *c;
+	uint8_t kind;               /* enum kerf_action_kind, 0: lease, 99: event */
+	char ns[64];
+	char name[254];
+};
+
+enum { SENT_LEASE = 0, SENT_EVENT = 99 };
+
+static void note_error(struct kerf_controller *c, const char *what,
+		       const char *msg)
+{
+	struct kerf_buf b;
+
+	/* cut to fit: the first part of a long message is the useful one */
+	kerf_buf_init(&b, sizeof(c->st.last_error) - 1);
+	if (kerf_buf_addf(&b, "%s: ", what) == 0 &&
+	    kerf_buf_add(&b, msg, strnlen(msg, sizeof(c->st.last_error) - 1 - b.len)) == 0)
+		memcpy(c->st.last_error, kerf_buf_str(&b), b.len + 1);
+	kerf_buf_release(&b);
+}
+
+/* --- informer handlers ------------------------------------------------ */
+
+static void *pod_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_kpod *p = malloc(sizeof(*p));
+	struct kerf_err err = { 0 };
+
+	if (p && kerf_kpod_decode(obj, p, &err) == 0)
+		return p;
+	c->st.objects_refused++;
+	note_error(c, "pod", p ? err.msg : "out of memory");
+	free(p);
+	return NULL;
+}
+
+static void pod_free(void *arg, void *obj)
+{
+	(void)arg;
+	kerf_kpod_release(obj);
+	free(obj);
+}
+
+static void pod_set(void *arg, const char *key, void *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_err err = { 0 };
+	struct kerf_kpod copy;
+
+	(void)key;
+	c->dirty = true;
+	if (kerf_kpod_clone(&copy, obj) < 0 ||
+	    kerf_world_pod_set(c->w, &copy, c->now_ms, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "pod", err.msg[0] ? err.msg : "out of memory");
+	}
+}
+
+static void pod_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	pod_set(arg, key, new_obj);
+}
+
+static void pod_delete(void *arg, const char *key, void *old_obj)
+{
+	struct kerf_controller *c = arg;
+	const struct kerf_kpod *p = old_obj;
+	struct kerf_err err = { 0 };
+
+	(void)key;
+	c->dirty = true;
+	if (kerf_world_pod_delete(c->w, p->ns, p->name, c->now_ms, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "pod delete", err.msg);
+	}
+}
+
+static void *node_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_knode *n = malloc(sizeof(*n));
+	struct kerf_err err = { 0 };
+
+	if (n && kerf_knode_decode(obj, n, &err) == 0)
+		return n;
+	c->st.objects_refused++;
+	note_error(c, "node", n ? err.msg : "out of memory");
+	free(n);
+	return NULL;
+}
+
+static void node_free(void *arg, void *obj)
+{
+	(void)arg;
+	kerf_knode_release(obj);
+	free(obj);
+}
+
+static void node_set(void *arg, const char *key, void *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_err err = { 0 };
+	struct kerf_knode copy;
+
+	(void)key;
+	c->dirty = true;
+	if (kerf_knode_clone(&copy, obj) < 0 ||
+	    kerf_world_node_set(c->w, &copy, c->now_ms, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "node", err.msg[0] ? err.msg : "out of memory");
+	}
+}
+
+static void node_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	node_set(arg, key, new_obj);
+}
+
+static void node_delete(void *arg, const char *key, void *old_obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_err err = { 0 };
+
+	(void)old_obj;
+	c->dirty = true;
+	if (kerf_world_node_delete(c->w, key, c->now_ms, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "node delete", err.msg);
+	}
+}
+
+/* A namespace: its name and the tenant it joined ("" for none). */
+struct kns {
+	char *name;
+	char *tenant;
+};
+
+static void *ns_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	const json_t *meta = json_object_get(obj, "metadata");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const json_t *t = json_object_get(json_object_get(meta, "labels"),
+					  KERF_LABEL_TENANT);
+	struct kns *n;
+
+	if (!name || (t && !json_is_string(t))) {
+		c->st.objects_refused++;
+		note_error(c, "namespace", "metadata.name missing or label kerf.io/tenant not a string");
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->name = kerf_strdup(name)) ||
+	    !(n->tenant = kerf_strdup(t ? json_string_value(t) : ""))) {
+		if (n)
+			free(n->name);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void ns_free(void *arg, void *obj)
+{
+	struct kns *n = obj;
+
+	(void)arg;
+	free(n->name);
+	free(n->tenant);
+	free(n);
+}
+
+static void ns_set(void *arg, const char *key, void *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kns *n = obj;
+	struct kerf_err err = { 0 };
+
+	(void)key;
+	c->dirty = true;
+	if (kerf_world_namespace_set(c->w, n->name, n->tenant[0] ? n->tenant : NULL,
+				     &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "namespace", err.msg);
+	}
+}
+
+static void ns_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	ns_set(arg, key, new_obj);
+}
+
+static void ns_delete(void *arg, const char *key, void *old_obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_err err = { 0 };
+
+	(void)old_obj;
+	c->dirty = true;
+	if (kerf_world_namespace_delete(c->w, key, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "namespace delete", err.msg);
+	}
+}
+
+static void *tenant_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_kobj_tenant *t = malloc(sizeof(*t));
+	struct kerf_err err = { 0 };
+
+	if (t && kerf_kobj_tenant_decode(obj, t, &err) == 0)
+		return t;
+	c->st.objects_refused++;
+	note_error(c, "tenant", t ? err.msg : "out of memory");
+	free(t);
+	return NULL;
+}
+
+static void tenant_free(void *arg, void *obj)
+{
+	(void)arg;
+	free(obj);
+}
+
+static void tenant_set(void *arg, const char *key, void *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_err err = { 0 };
+
+	(void)key;
+	c->dirty = true;
+	if (kerf_serve_tenant_set(c->w, obj, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "tenant", err.msg);
+	}
+}
+
+static void tenant_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	tenant_set(arg, key, new_obj);
+}
+
+/* --- requests -------------------------------------------------------- */
+
+static void answered(void *arg, const struct kerf_kube_response *resp);
+
+static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
+		 const char *ns, const char *name, unsigned flags)
+{
+	struct kerf_kube_request req = {
+		.method = r->method, .path = r->path,
+		.content_type = r->content_type, .body = r->body,
+		.body_len = r->body ? strlen(r->body) : 0, .flags = flags,
+	};
+	struct sent *s = calloc(1, sizeof(*s));
+	uint64_t id;
+
+	if (!s) {
+		c->st.requests_failed++;
+		note_error(c, r->path, "out of memory");
+		kerf_kreq_release(r);
+		return;
+	}
+	s->c = c;
+	s->kind = kind;
+	snprintf(s->ns, sizeof(s->ns), "%s", ns ? ns : "");
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
+	if (c->o.ops->request(c->o.ops->ctx, &req, answered, s, &id) < 0) {
+		c->st.requests_failed++;
+		note_error(c, r->path, "could not be sent");
+		free(s);
+	} else {
+		c->in_flight++;
+	}
+	kerf_kreq_release(r);
+}
+
+static void retry_eviction(struct kerf_controller *c, const char *ns,
+			   const char *name, int64_t at_ms)
+{
+	if (c->nr_retries == MAX_RETRIES ||
+	    KERF_GROW(c->retries, c->alloc_retries, c->nr_retries + 1) < 0) {
+		c->st.requests_failed++;
+		note_error(c, "eviction", "too many waiting evictions");
+		return;
+	}
+	snprintf(c->retries[c->nr_retries].ns, sizeof(c->retries[0].ns), "%s", ns);
+	snprintf(c->retries[c->nr_retries].name, sizeof(c->retries[0].name), "%s", name);
+	c->retries[c->nr_retries].at_ms = at_ms;
+	c->nr_retries++;
+}
+
+static void answered(void *arg, const struct kerf_kube_response *resp)
+{
+	struct sent *s = arg;
+	struct kerf_controller *c = s->c;
+	bool ok = resp->http_status >= 200 && resp->http_status < 300;
+
+	c->in_flight--;
+	switch (s->kind) {
+	case SENT_LEASE:
+		kerf_elector_answer(&c->el, c->now_ms, resp->http_status, resp->body);
+		break;
+	case KERF_ACT_BIND:
+		if (ok) {
+			c->st.binds_ok++;
+		} else if (resp->class == KERF_KUBE_CONFLICT ||
+			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
+			/* bound already (by an earlier leader or a retry):
+			   the pod's watch event says where */
+			c->st.binds_conflict++;
+		} else {
+			c->st.binds_failed++;
+			note_error(c, "bind", resp->msg);
+		}
+		break;
+	case KERF_ACT_EVICT:
+		if (resp->http_status == 429) {
+			/* a PodDisruptionBudget: ask again, as it says */
+			c->st.evictions_blocked++;
+			retry_eviction(c, s->ns, s->name,
+				       c->now_ms + 1000 * (resp->retry_after_s > 0
+							   ? resp->retry_after_s : 10));
+		} else if (!ok && resp->http_status != 404) {
+			c->st.requests_failed++;
+			note_error(c, "eviction", resp->msg);
+		}
+		break;
+	default:
+		if (!ok && resp->http_status != 404) {
+			c->st.requests_failed++;
+			note_error(c, s->kind == SENT_EVENT ? "event" : "patch", resp->msg);
+		}
+		break;
+	}
+	free(s);
+}
+
+static void send_event(struct kerf_controller *c, const struct kerf_action *a)
+{
+	struct kerf_kevent e = {
+		.ns = a->ns, .pod = a->name, .pod_uid = a->uid,
+		.type = "Warning", .reason = "FailedScheduling",
+		.message = a->message, .component = "kerf-scheduler",
+		.instance = c->identity, .now_ms = c->now_ms, .count = 1,
+	};
+	char name[254];
+	struct kerf_kreq r;
+	struct kerf_err err = { 0 };
+
+	/* as the API server names them: the pod, then a unique hex stamp */
+	snprintf(name, sizeof(name), "%.200s.%" PRIx64, a->name,
+		 (uint64_t)c->now_ms * 1000000u + (c->event_seq++ % 1000000u));
+	e.name = name;
+	if (kerf_kreq_event(&r, &e, &err) == 0) {
+		c->st.events_sent++;
+		send(c, &r, SENT_EVENT, a->ns, a->name, 0);
+	}
+}
+
+static void carry_out(struct kerf_controller *c, const struct kerf_action *a)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_kreq r;
+	char when[KERF_TIME_TEXT_MAX];
+	struct kerf_kv ann[3];
+	char frac[16];
+	size_t nr = 0;
+	int rc = -KERF_EINVAL;
+
+	switch (a->kind) {
+	case KERF_ACT_BIND:
+		if (a->gpus[0])
+			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_GPUS, a->gpus };
+		if (a->mig[0])
+			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_MIG, a->mig };
+		if (a->gpu_milli > 0 && a->gpu_milli < 1000) {
+			snprintf(frac, sizeof(frac), "%dm", a->gpu_milli);
+			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_FRACTION, frac };
+		}
+		rc = kerf_kreq_binding(&r, a->ns, a->name, a->uid, a->node, ann, nr, &err);
+		if (rc == 0) {
+			c->st.binds_sent++;
+			/* a retried binding is refused (409) if the first landed */
+			send(c, &r, KERF_ACT_BIND, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+		}
+		break;
+	case KERF_ACT_PENDING:
+		rc = kerf_kreq_pending(&r, a->ns, a->name, a->reason, a->message,
+				       c->now_ms, &err);
+		if (rc == 0) {
+			c->st.pending_sent++;
+			send(c, &r, KERF_ACT_PENDING, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+			send_event(c, a);
+		}
+		break;
+	case KERF_ACT_PREEMPT:
+	case KERF_ACT_UNPREEMPT:
+		kerf_time_format(a->at_ms, when);
+		rc = kerf_kreq_annotate(&r, a->ns, a->name, KERF_ANN_PREEMPT_AT,
+					a->kind == KERF_ACT_PREEMPT ? when : NULL, &err);
+		if (rc == 0) {
+			c->st.preempts_sent++;
+			send(c, &r, a->kind, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+		}
+		break;
+	case KERF_ACT_EVICT:
+		rc = kerf_kreq_eviction(&r, a->ns, a->name, -1, &err);
+		if (rc == 0) {
+			c->st.evictions_sent++;
+			send(c, &r, KERF_ACT_EVICT, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+		}
+		break;
+	}
+	if (rc < 0) {
+		c->st.requests_failed++;
+		note_error(c, "action", err.msg);
+	}
+}
+
+/* --- life ------------------------------------------------------------ */
+
+static const struct {
+	const char *path;
+	void *(*decode)(void *, const json_t *);
+	void (*free)(void *, void *);
+	void (*on_add)(void *, const char *, void *);
+	void (*on_update)(void *, const char *, void *, void *);
+	void (*on_delete)(void *, const char *, void *);
+} kinds[NR_INF] = {
+	[INF_NODES] = { "/api/v1/nodes", node_decode, node_free, node_set,
+			node_update, node_delete },
+	[INF_NAMESPACES] = { "/api/v1/namespaces", ns_decode, ns_free, ns_set,
+			     ns_update, ns_delete },
+	[INF_TENANTS] = { "/apis/kerf.io/v1alpha1/tenants", tenant_decode,
+			  tenant_free, tenant_set, tenant_update, NULL },
+	[INF_PODS] = { "/api/v1/pods", pod_decode, pod_free, pod_set,
+		       pod_update, pod_delete },
+};
+
+int kerf_controller_new(const struct kerf_controller_opts *opts,
+			struct kerf_controller **out, struct kerf_err *err)
+{
+	struct kerf_controller *c = calloc(1, sizeof(*c));
+	struct kerf_world_config wc = { 0 };
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	c->o = *opts;
+	snprintf(c->scheduler, sizeof(c->scheduler), "%s",
+		 opts->scheduler_name ? opts->scheduler_name : "kerf");
+	snprintf(c->policy, sizeof(c->policy), "%s", opts->policy ? opts->policy : "kerf");
+	snprintf(c->identity, sizeof(c->identity), "%s",
+		 opts->identity ? opts->identity : "kerf");
+	if (c->o.resync_ms <= 0)
+		c->o.resync_ms = 1000;
+	kerf_rng_seed(&c->rng, opts->seed);
+	kerf_actions_init(&c->acts);
+	wc.scheduler_name = c->scheduler;
+	wc.policy = c->policy;
+	wc.seed = opts->seed;
+	rc = kerf_world_new(&wc, &c->w, err);
+	if (rc == 0 && opts->leader_elect)
+		rc = kerf_elector_init(&c->el, &opts->lease, err);
+	for (int k = 0; rc == 0 && k < NR_INF; k++) {
+		struct kerf_informer_opts io = { .path = kinds[k].path, .rng = &c->rng };
+		struct kerf_informer_handlers h = {
+			.decode = kinds[k].decode, .free = kinds[k].free,
+			.on_add = kinds[k].on_add, .on_update = kinds[k].on_update,
+			.on_delete = kinds[k].on_delete, .arg = c,
+		};
+
+		c->inf[k] = kerf_informer_new(opts->ops, &io, &h, err);
+		if (!c->inf[k])
+			rc = err && err->code ? err->code : -KERF_ENOMEM;
+	}
+	if (rc < 0) {
+		kerf_controller_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void kerf_controller_free(struct kerf_controller *c)
+{
+	if (!c)
+		return;
+	/* pods first: their deletes need the world, nodes and namespaces last */
+	for (int k = NR_INF - 1; k >= 0; k--)
+		kerf_informer_free(c->inf[k]);
+	kerf_world_free(c->w);
+	kerf_actions_release(&c->acts);
+	free(c->retries);
+	free(c);
+}
+
+int kerf_controller_start(struct kerf_controller *c, struct kerf_err *err)
+{
+	for (int k = 0; k < NR_INF; k++) {
+		int rc = kerf_informer_start(c->inf[k]);
+
+		if (rc < 0)
+			return kerf_err_set(err, rc, "informer %s: could not start",
+					    kinds[k].path);
+	}
+	c->started = true;
+	return 0;
+}
+
+bool kerf_controller_synced(const struct kerf_controller *c)
+{
+	return c->started &&
+	       kerf_informers_synced((struct kerf_informer *const *)c->inf, NR_INF);
+}
+
+bool kerf_controller_leading(const struct kerf_controller *c, int64_t now_ms)
+{
+	return !c->o.leader_elect || kerf_elector_is_leader(&c->el, now_ms);
+}
+
+unsigned kerf_controller_in_flight(const struct kerf_controller *c)
+{
+	return c->in_flight;
+}
+
+const struct kerf_controller_stats *
+kerf_controller_stats(const struct kerf_controller *c)
+{
+	return &c->st;
+}
+
+const struct kerf_world *kerf_controller_world(const struct kerf_controller *c)
+{
+	return c->w;
+}
+
+/* Send a lease request; its answer goes to the elector. */
+static void send_lease(struct kerf_controller *c, struct kerf_kreq *r,
+		       int64_t now_ms)
+{
+	struct kerf_kube_request req = {
+		.method = r->method, .path = r->path,
+		.content_type = r->content_type, .body = r->body,
+		.body_len = r->body ? strlen(r->body) : 0,
+		.flags = KERF_KUBE_REQ_NO_RETRY,
+	};
+	struct sent *s = calloc(1, sizeof(*s));
+	uint64_t id;
+
+	if (s) {
+		s->c = c;
+		s->kind = SENT_LEASE;
+		if (c->o.ops->request(c->o.ops->ctx, &req, answered, s, &id) == 0) {
+			c->in_flight++;
+			s = NULL;
+		}
+	}
+	free(s); /* NULL once sent */
+	kerf_kreq_release(r);
+	(void)now_ms;
+}
+
+static void lease_step(struct kerf_controller *c, int64_t now_ms)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_kreq r;
+	int rc;
+
+	if (!c->o.leader_elect)
+		return;
+	rc = kerf_elector_poll(&c->el, now_ms, &r, &err);
+	if (rc == 1) {
+		unsigned before = c->in_flight;
+
+		send_lease(c, &r, now_ms);
+		if (c->in_flight == before) /* not sent: as if unanswered */
+			kerf_elector_answer(&c->el, now_ms, 0, NULL);
+	} else if (rc < 0) {
+		note_error(c, "lease", err.msg);
+	}
+}
+
+/* Evictions a PodDisruptionBudget held back, now due again. */
+static void evictions_due(struct kerf_controller *c, int64_t now_ms)
+{
+	struct retry *due = NULL;
+	size_t nr_due = 0, alloc = 0, k = 0;
+
+	for (size_t i = 0; i < c->nr_retries; i++) {
+		if (c->retries[i].at_ms > now_ms) {
+			c->retries[k++] = c->retries[i];
+		} else if (KERF_GROW(due, alloc, nr_due + 1) == 0) {
+			due[nr_due++] = c->retries[i];
+		} else {
+			c->retries[k++] = c->retries[i]; /* next step, then */
+		}
+	}
+	c->nr_retries = k;
+	for (size_t i = 0; i < nr_due; i++) {
+		struct kerf_action a = { .kind = KERF_ACT_EVICT };
+
+		snprintf(a.ns, sizeof(a.ns), "%s", due[i].ns);
+		snprintf(a.name, sizeof(a.name), "%s", due[i].name);
+		/* a pod gone meanwhile answers 404, which is fine */
+		carry_out(c, &a);
+	}
+	free(due);
+}
+
+int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
+{
+	int64_t wait = c->o.resync_ms;
+	struct kerf_err err = { 0 };
+
+	c->now_ms = now_ms;
+	for (int k = 0; k < NR_INF; k++) {
+		uint64_t t = kerf_informer_tick(c->inf[k]);
+
+		if ((int64_t)t >= 0 && t < (uint64_t)wait)
+			wait = (int64_t)t;
+	}
+	lease_step(c, now_ms);
+	if (c->o.leader_elect && c->el.next_ms - now_ms < wait)
+		wait = c->el.next_ms > now_ms ? c->el.next_ms - now_ms : 0;
+	if (!kerf_controller_synced(c) || !kerf_controller_leading(c, now_ms))
+		return wait < 50 ? wait : 50;
+	evictions_due(c, now_ms);
+	if (c->dirty || now_ms - c->last_cycle_ms >= c->o.resync_ms) {
+		uint64_t t0 = c->o.ops->now_ms(c->o.ops->ctx), us;
+
+		c->dirty = false;
+		c->last_cycle_ms = now_ms;
+		kerf_actions_clear(&c->acts);
+		if (kerf_world_cycle(c->w, now_ms, &c->acts, &err) < 0) {
+			c->st.world_errors++;
+			note_error(c, "cycle", err.msg);
+		}
+		us = (c->o.ops->now_ms(c->o.ops->ctx) - t0) * 1000;
+		c->st.cycles++;
+		c->st.cycle_us_total += us;
+		if (us > c->st.cycle_us_max)
+			c->st.cycle_us_max = us;
+		for (size_t i = 0; i < c->acts.nr; i++)
+			carry_out(c, &c->acts.a[i]);
+	}
+	return wait;
+}
+
+void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms)
+{
+	struct kerf_err err = { 0 };
+	struct kerf_kreq r;
+
+	c->now_ms = now_ms;
+	if (c->o.leader_elect && kerf_elector_release(&c->el, now_ms, &r, &err) == 1)
+		send_lease(c, &r, now_ms);
+}

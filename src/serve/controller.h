@@ -1,0 +1,78 @@
+/*
+ * controller: kerf serve's loop, without its process concerns (flags,
+ * signals, the HTTP endpoints).  Informers keep caches of Nodes, Pods,
+ * Namespaces and Tenants and feed every change to the world
+ * (serve/world.h); once every cache has synced and this replica leads
+ * (serve/leader.h, when leader election is on), a scheduling cycle runs
+ * whenever something changed (and at least every resync interval), and
+ * its actions go out through the API (kobj/request.h): bindings,
+ * PodScheduled=False with an Event, checkpoint requests, evictions.
+ *
+ * Single-threaded: kerf_controller_step does what is due and says how
+ * long the caller may wait in the API client's poll.
+ */
+#ifndef KERF_SERVE_CONTROLLER_H
+#define KERF_SERVE_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "kube/ops.h"
+#include "serve/leader.h"
+#include "serve/world.h"
+
+struct kerf_controller_opts {
+	const struct kerf_kube_ops *ops;   /* borrowed */
+	const char *scheduler_name;        /* "kerf" */
+	const char *policy;                /* "kerf" */
+	const char *identity;              /* reportingInstance, lease holder */
+	bool leader_elect;
+	struct kerf_elector_config lease;  /* with leader_elect */
+	int64_t resync_ms;                 /* cycle at least this often (1 s) */
+	uint64_t seed;
+};
+
+/* What the controller did, for /metrics and the tests. */
+struct kerf_controller_stats {
+	uint64_t cycles;
+	uint64_t cycle_us_total;
+	uint64_t cycle_us_max;
+	uint64_t binds_sent, binds_ok, binds_conflict, binds_failed;
+	uint64_t pending_sent, events_sent;
+	uint64_t preempts_sent, evictions_sent, evictions_blocked;
+	uint64_t requests_failed;
+	uint64_t objects_refused;          /* objects that did not decode */
+	uint64_t world_errors;             /* world calls that failed */
+	char last_error[256];
+};
+
+struct kerf_controller;
+
+int kerf_controller_new(const struct kerf_controller_opts *opts,
+			struct kerf_controller **out, struct kerf_err *err);
+void kerf_controller_free(struct kerf_controller *c);
+
+/* Start the informers (and the election). */
+int kerf_controller_start(struct kerf_controller *c, struct kerf_err *err);
+
+/*
+ * Do what is due at now_ms: informer pauses, the lease, a cycle and its
+ * actions.  Returns the milliseconds the caller may wait in poll.
+ */
+int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms);
+
+/* Every cache synced (readiness). */
+bool kerf_controller_synced(const struct kerf_controller *c);
+bool kerf_controller_leading(const struct kerf_controller *c, int64_t now_ms);
+/* Requests of ours still in flight. */
+unsigned kerf_controller_in_flight(const struct kerf_controller *c);
+
+const struct kerf_controller_stats *
+kerf_controller_stats(const struct kerf_controller *c);
+const struct kerf_world *kerf_controller_world(const struct kerf_controller *c);
+
+/* On shutdown: give the lease back (a request; poll until in_flight is 0). */
+void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms);
+
+#endif

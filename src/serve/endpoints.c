@@ -1,0 +1,182 @@
+#include "serve/endpoints.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "base/buf.h"
+#include "base/parse.h"
+
+struct kerf_endpoints {
+	struct MHD_Daemon *d;
+	const struct kerf_controller *c;
+	int64_t now_ms;
+};
+
+int kerf_endpoints_metrics(const struct kerf_controller *c, int64_t now_ms,
+			   struct kerf_buf *b)
+{
+	const struct kerf_controller_stats *s = kerf_controller_stats(c);
+	const struct kerf_world_stats *w = kerf_world_stats(kerf_controller_world(c));
+	int rc = 0;
+
+#define COUNTER(name, help, v)                                                  \
+	if (rc == 0)                                                            \
+		rc = kerf_buf_addf(b, "# HELP " name " " help "\n# TYPE " name " counter\n" name " %llu\n", \
+				   (unsigned long long)(v))
+#define GAUGE(name, help, v)                                                    \
+	if (rc == 0)                                                            \
+		rc = kerf_buf_addf(b, "# HELP " name " " help "\n# TYPE " name " gauge\n" name " %llu\n", \
+				   (unsigned long long)(v))
+	COUNTER("kerf_cycles_total", "Scheduling cycles run.", s->cycles);
+	COUNTER("kerf_cycle_microseconds_total", "Microseconds spent in cycles.", s->cycle_us_total);
+	GAUGE("kerf_cycle_max_microseconds", "Longest cycle so far.", s->cycle_us_max);
+	COUNTER("kerf_binds_sent_total", "Bindings sent.", s->binds_sent);
+	COUNTER("kerf_binds_ok_total", "Bindings the API server took.", s->binds_ok);
+	COUNTER("kerf_binds_conflict_total", "Bindings refused with 409 (the pod was bound already).", s->binds_conflict);
+	COUNTER("kerf_binds_failed_total", "Bindings that failed otherwise.", s->binds_failed);
+	COUNTER("kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);
+	COUNTER("kerf_events_sent_total", "Events sent.", s->events_sent);
+	COUNTER("kerf_preemption_requests_total", "Checkpoint requests and their withdrawals sent.", s->preempts_sent);
+	COUNTER("kerf_evictions_sent_total", "Evictions sent.", s->evictions_sent);
+	COUNTER("kerf_evictions_blocked_total", "Evictions a PodDisruptionBudget held back (429).", s->evictions_blocked);
+	COUNTER("kerf_requests_failed_total", "Writes that failed.", s->requests_failed);
+	COUNTER("kerf_objects_refused_total", "Objects from the API server that did not decode.", s->objects_refused);
+	COUNTER("kerf_world_errors_total", "Changes the scheduler's state refused.", s->world_errors);
+	COUNTER("kerf_workloads_submitted_total", "Workloads submitted.", w->nr_submitted);
+	COUNTER("kerf_workloads_adopted_total", "Running workloads adopted.", w->nr_adopted);
+	COUNTER("kerf_workloads_finished_total", "Workloads finished.", w->nr_finished);
+	COUNTER("kerf_external_pods_total", "Other schedulers' GPU pods counted as used.", w->nr_external);
+	COUNTER("kerf_invalid_pods_total", "Pods kerf will not place, told why.", w->nr_invalid);
+	GAUGE("kerf_leader", "1 while this replica leads.", kerf_controller_leading(c, now_ms) ? 1 : 0);
+	GAUGE("kerf_synced", "1 once every cache synced.", kerf_controller_synced(c) ? 1 : 0);
+	GAUGE("kerf_requests_in_flight", "Requests of ours not answered yet.", kerf_controller_in_flight(c));
+#undef COUNTER
+#undef GAUGE
+	return rc;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
+			     const char *type, const char *text, size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)text,
+								 MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type);
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct kerf_endpoints *e = cls;
+	struct kerf_buf b;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload;
+	(void)con_cls;
+	if (*upload_size)
+		return reply(conn, 413, "text/plain", "no body expected\n", 17);
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return reply(conn, 405, "text/plain", "GET only\n", 9);
+	if (!strcmp(url, "/healthz"))
+		return reply(conn, 200, "text/plain", "ok", 2);
+	if (!strcmp(url, "/readyz")) {
+		if (kerf_controller_synced(e->c))
+			return reply(conn, 200, "text/plain", "ok", 2);
+		return reply(conn, 503, "text/plain", "caches not synced\n", 18);
+	}
+	if (!strcmp(url, "/metrics")) {
+		kerf_buf_init(&b, 1 << 20);
+		if (kerf_endpoints_metrics(e->c, e->now_ms, &b) < 0) {
+			kerf_buf_release(&b);
+			return reply(conn, 500, "text/plain", "out of memory\n", 14);
+		}
+		ret = reply(conn, 200, "text/plain; version=0.0.4", kerf_buf_str(&b), b.len);
+		kerf_buf_release(&b);
+		return ret;
+	}
+	return reply(conn, 404, "text/plain", "not found\n", 10);
+}
+
+/* "host:port" or ":port" into sa. */
+static int parse_addr(const char *addr, struct sockaddr_in *sa, struct kerf_err *err)
+{
+	const char *colon = strrchr(addr ? addr : "", ':');
+	char host[64], shown[80];
+	uint64_t port;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (!colon || kerf_parse_u64(colon + 1, &port) < 0 || port > 65535 ||
+	    (size_t)(colon - addr) >= sizeof(host))
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "address '%s': expected HOST:PORT or :PORT",
+				    kerf_escape(shown, sizeof(shown), addr ? addr : ""));
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = '\0';
+	sa->sin_port = htons((uint16_t)port);
+	if (!host[0])
+		sa->sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "address '%s': the host must be an IPv4 address",
+				    kerf_escape(shown, sizeof(shown), addr));
+	return 0;
+}
+
+int kerf_endpoints_start(const char *addr, const struct kerf_controller *c,
+			 struct kerf_endpoints **out, struct kerf_err *err)
+{
+	struct kerf_endpoints *e;
+	struct sockaddr_in sa;
+	int rc = parse_addr(addr, &sa, err);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	e->c = c;
+	e->d = MHD_start_daemon(MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, e,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_END);
+	if (!e->d) {
+		free(e);
+		return kerf_err_set(err, -KERF_EIO, "cannot listen on %s", addr);
+	}
+	*out = e;
+	return 0;
+}
+
+void kerf_endpoints_run(struct kerf_endpoints *e, int64_t now_ms)
+{
+	if (!e)
+		return;
+	e->now_ms = now_ms;
+	MHD_run(e->d);
+}
+
+void kerf_endpoints_stop(struct kerf_endpoints *e)
+{
+	if (!e)
+		return;
+	MHD_stop_daemon(e->d);
+	free(e);
+}

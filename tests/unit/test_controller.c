@@ -1,0 +1,192 @@
+/*
+ * serve/controller: the loop against the scriptable fake API (kube/fake.h):
+ * lists of nodes, namespaces, tenants and pods as a real API server sends
+ * them, then one step binds a 4-pod gang whole (four bindings carrying
+ * the pods' uids and GPU annotations), a pod of a namespace without a
+ * tenant is told why (PodScheduled=False and an Event), nothing is decided
+ * before every cache synced, and with leader election nothing is decided
+ * before the lease is held.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kube/fake.h"
+#include "serve/controller.h"
+
+static const char *nodes =
+	"{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+	"{\"metadata\":{\"name\":\"gpu-1\",\"uid\":\"n1\",\"resourceVersion\":\"10\",\"labels\":{\"nvidia.com/gpu.product\":\"H100\",\"nvidia.com/gpu.memory\":\"81920\"}},"
+	"\"status\":{\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"nvidia.com/gpu\":\"8\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}},"
+	"{\"metadata\":{\"name\":\"gpu-2\",\"uid\":\"n2\",\"resourceVersion\":\"11\",\"labels\":{\"nvidia.com/gpu.product\":\"H100\",\"nvidia.com/gpu.memory\":\"81920\"}},"
+	"\"status\":{\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"nvidia.com/gpu\":\"8\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}]}";
+
+static const char *namespaces =
+	"{\"kind\":\"NamespaceList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+	"{\"metadata\":{\"name\":\"team-a\",\"uid\":\"s1\",\"resourceVersion\":\"12\",\"labels\":{\"kerf.io/tenant\":\"team-a\"}}},"
+	"{\"metadata\":{\"name\":\"loose\",\"uid\":\"s2\",\"resourceVersion\":\"13\"}}]}";
+
+static const char *tenants =
+	"{\"kind\":\"TenantList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+	"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"team-a\",\"uid\":\"t1\",\"resourceVersion\":\"14\",\"generation\":1},"
+	"\"spec\":{\"weight\":1}}]}";
+
+static char pods[8192];
+
+static void make_pods(void)
+{
+	char *p = pods;
+	size_t left = sizeof(pods);
+	int n = snprintf(p, left, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[");
+
+	p += n;
+	left -= (size_t)n;
+	for (int i = 0; i < 4; i++) {
+		n = snprintf(p, left,
+			     "{\"metadata\":{\"name\":\"g-%d\",\"namespace\":\"team-a\",\"uid\":\"uid-g%d\",\"resourceVersion\":\"2%d\","
+			     "\"creationTimestamp\":\"2026-12-02T18:31:53Z\",\"labels\":{\"kerf.io/gang\":\"g\"},\"annotations\":{\"kerf.io/gang-size\":\"4\"}},"
+			     "\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"4\"}}}]},"
+			     "\"status\":{\"phase\":\"Pending\"}},", i, i, i);
+		p += n;
+		left -= (size_t)n;
+	}
+	snprintf(p, left,
+		 "{\"metadata\":{\"name\":\"lost\",\"namespace\":\"loose\",\"uid\":\"uid-l\",\"resourceVersion\":\"30\","
+		 "\"creationTimestamp\":\"2026-12-02T18:31:53Z\"},"
+		 "\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+		 "\"status\":{\"phase\":\"Pending\"}},"
+		 "{\"metadata\":{\"name\":\"other\",\"namespace\":\"team-a\",\"uid\":\"uid-o\",\"resourceVersion\":\"31\"},"
+		 "\"spec\":{\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}]}");
+}
+
+static void script_lists(struct kerf_kube_fake *f)
+{
+	make_pods();
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
+}
+
+static size_t count_calls(struct kerf_kube_fake *f, const char *method,
+			  const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < kerf_kube_fake_nr_calls(f); i++) {
+		const struct kerf_kube_fake_call *c = kerf_kube_fake_call(f, i);
+
+		if (!strcmp(c->method, method) && strstr(c->path, needle))
+			n++;
+	}
+	return n;
+}
+
+static void test_gang_bound_whole(void **state)
+{
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	assert_non_null(f);
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	script_lists(f);
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 201,
+			"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}"), 0);
+	}
+	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	/* nothing decided before the caches synced */
+	kerf_controller_step(c, now);
+	assert_false(kerf_controller_synced(c));
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	kerf_kube_fake_poll(f);     /* the lists answered */
+	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	if (kerf_controller_stats(c)->world_errors)
+		fail_msg("world: %s", kerf_controller_stats(c)->last_error);
+	/* the gang whole: four bindings in one step */
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	assert_int_equal(kerf_controller_stats(c)->binds_sent, 4);
+	/* the pod without a tenant is told why */
+	assert_int_equal(count_calls(f, "PATCH", "/namespaces/loose/pods/lost/status"), 1);
+	assert_int_equal(count_calls(f, "POST", "/namespaces/loose/events"), 1);
+	assert_int_equal(count_calls(f, "POST", "/pods/other"), 0);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 4);
+	assert_int_equal(kerf_controller_in_flight(c), 0);
+	/* the next step decides nothing new */
+	kerf_controller_step(c, now + 10);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
+static void test_waits_for_the_lease(void **state)
+{
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf",
+					  .seed = 1, .leader_elect = true };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	const char *lease_path = "/apis/coordination.k8s.io/v1/namespaces/kerf-system/leases/kerf-scheduler";
+	char held[1024];
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	snprintf(o.lease.ns, sizeof(o.lease.ns), "kerf-system");
+	snprintf(o.lease.name, sizeof(o.lease.name), "kerf-scheduler");
+	snprintf(o.lease.identity, sizeof(o.lease.identity), "me");
+	o.lease.duration_ms = 15000;
+	o.lease.renew_deadline_ms = 10000;
+	o.lease.retry_ms = 2000;
+	script_lists(f);
+	/* another replica holds the lease, renewed just now */
+	snprintf(held, sizeof(held),
+		 "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":\"kerf-scheduler\","
+		 "\"namespace\":\"kerf-system\",\"resourceVersion\":\"7\"},\"spec\":{\"holderIdentity\":\"other\","
+		 "\"leaseDurationSeconds\":15,\"acquireTime\":\"2026-12-02T18:32:07.653009Z\",\"renewTime\":\"2026-12-02T18:33:19.000000Z\",\"leaseTransitions\":0}}");
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", lease_path, 200, held), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	kerf_controller_step(c, now);
+	kerf_kube_fake_poll(f);
+	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	assert_false(kerf_controller_leading(c, now));
+	/* synced, but a standby: no binding, no status */
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	assert_int_equal(count_calls(f, "PATCH", "/status"), 0);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gang_bound_whole),
+		cmocka_unit_test(test_waits_for_the_lease),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
