@@ -113,8 +113,8 @@ static int bad_value(const char *opt, const char *v, const char *want)
 {
 	char shown[80];
 
-	fprintf(stderr, "%s: %s '%s': %s\n", prog, opt,
-		kerf_escape(shown, sizeof(shown), v), want);
+	fprintf(stderr, "%s: %s%s '%s': %s\n", prog, opt[0] == '-' ? "" : "--",
+		opt, kerf_escape(shown, sizeof(shown), v), want);
 	return 2;
 }
 

@@ -510,7 +510,7 @@ static const char *const serve_flags[] = {
 	"--leader-elect", "--lease-namespace=kerf-system",
 	"--lease-name=kerf-scheduler", "--lease-duration=15s",
 	"--renew-deadline=10s", "--retry-period=2s", "--identity=$(POD_NAME)",
-	"--scheduler-name=kerf", "--metrics-addr=:8080", "--api-addr=:8081",
+	"--scheduler-name=kerf", "--metrics-addr=:8080",
 	"--qps=50", "--burst=100", "--policy=kerf",
 };
 
