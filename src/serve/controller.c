@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/grow.h"
+#include "base/map.h"
 #include "base/rng.h"
 #include "kobj/names.h"
 #include "kobj/request.h"
@@ -20,6 +21,18 @@
 enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PODS, NR_INF };
 
 enum { MAX_RETRIES = 4096 };
+
+/*
+ * Writes of one field of one pod go out one at a time, newest last: two
+ * PodScheduled patches in flight together could land in either order.
+ * While one is in flight, the newest of its kind waits here.
+ */
+struct pod_writes {
+	char key[320];              /* "ns/name" (the map's key) */
+	bool busy[KERF_ACT_EVICT + 1];
+	bool has_next[KERF_ACT_EVICT + 1];
+	struct kerf_action next[KERF_ACT_EVICT + 1];
+};
 
 /* An eviction refused for now (a PodDisruptionBudget): sent again later. */
 struct retry {
@@ -36,12 +49,14 @@ struct kerf_controller {
 	struct kerf_informer *inf[NR_INF];
 	struct kerf_elector el;
 	bool started;
+	bool pods_started;          /* after nodes, namespaces and tenants synced */
 	bool dirty;                 /* something changed since the last cycle */
 	int64_t now_ms;             /* of the step running */
 	int64_t last_cycle_ms;
 	unsigned in_flight;
 	uint64_t event_seq;
 	struct kerf_actions acts;
+	struct kerf_map writes;     /* "ns/name" -> struct pod_writes */
 	struct retry *retries;
 	size_t nr_retries, alloc_retries;
 	struct kerf_controller_stats st;
@@ -300,6 +315,9 @@ static void tenant_update(void *arg, const char *key, void *old_obj, void *new_o
 /* --- requests -------------------------------------------------------- */
 
 static void answered(void *arg, const struct kerf_kube_response *resp);
+static bool ordered(uint8_t kind);
+static void write_done(struct kerf_controller *c, uint8_t kind, const char *ns,
+		       const char *name);
 
 static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 		 const char *ns, const char *name, unsigned flags)
@@ -388,6 +406,8 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			c->st.requests_failed++;
 			note_error(c, s->kind == SENT_EVENT ? "event" : "patch", resp->msg);
 		}
+		if (ordered(s->kind))
+			write_done(c, s->kind, s->ns, s->name);
 		break;
 	}
 	free(s);
@@ -415,7 +435,78 @@ static void send_event(struct kerf_controller *c, const struct kerf_action *a)
 	}
 }
 
+static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a);
+
+static bool ordered(uint8_t kind)
+{
+	return kind == KERF_ACT_PENDING || kind == KERF_ACT_PREEMPT ||
+	       kind == KERF_ACT_UNPREEMPT;
+}
+
+/* The write of its kind on a's pod now, or after the one in flight. */
 static void carry_out(struct kerf_controller *c, const struct kerf_action *a)
+{
+	uint8_t slot = a->kind == KERF_ACT_UNPREEMPT ? KERF_ACT_PREEMPT : a->kind;
+	struct pod_writes *pw;
+	char key[320];
+
+	if (!ordered(a->kind)) {
+		carry_out_now(c, a);
+		return;
+	}
+	snprintf(key, sizeof(key), "%s/%s", a->ns, a->name);
+	pw = kerf_map_get_str(&c->writes, key);
+	if (!pw) {
+		pw = calloc(1, sizeof(*pw));
+		if (!pw) {
+			carry_out_now(c, a);
+			return;
+		}
+		snprintf(pw->key, sizeof(pw->key), "%s", key);
+		if (kerf_map_put_str(&c->writes, pw->key, pw) < 0) {
+			free(pw);
+			carry_out_now(c, a);
+			return;
+		}
+	}
+	if (pw->busy[slot]) {
+		pw->next[slot] = *a;
+		pw->has_next[slot] = true;
+		return;
+	}
+	pw->busy[slot] = true;
+	carry_out_now(c, a);
+}
+
+/* A write of an ordered kind was answered: send what waited, if anything. */
+static void write_done(struct kerf_controller *c, uint8_t kind, const char *ns,
+		       const char *name)
+{
+	uint8_t slot = kind == KERF_ACT_UNPREEMPT ? KERF_ACT_PREEMPT : kind;
+	struct pod_writes *pw;
+	char key[320];
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	pw = kerf_map_get_str(&c->writes, key);
+	if (!pw)
+		return;
+	pw->busy[slot] = false;
+	if (pw->has_next[slot]) {
+		struct kerf_action next = pw->next[slot];
+
+		pw->has_next[slot] = false;
+		pw->busy[slot] = true;
+		carry_out_now(c, &next);
+		return;
+	}
+	for (int k = 0; k <= KERF_ACT_EVICT; k++)
+		if (pw->busy[k] || pw->has_next[k])
+			return;
+	kerf_map_del_str(&c->writes, key);
+	free(pw);
+}
+
+static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a)
 {
 	struct kerf_err err = { 0 };
 	struct kerf_kreq r;
@@ -515,6 +606,7 @@ int kerf_controller_new(const struct kerf_controller_opts *opts,
 		c->o.resync_ms = 1000;
 	kerf_rng_seed(&c->rng, opts->seed);
 	kerf_actions_init(&c->acts);
+	kerf_map_init(&c->writes, true);
 	wc.scheduler_name = c->scheduler;
 	wc.policy = c->policy;
 	wc.seed = opts->seed;
@@ -550,13 +642,22 @@ void kerf_controller_free(struct kerf_controller *c)
 		kerf_informer_free(c->inf[k]);
 	kerf_world_free(c->w);
 	kerf_actions_release(&c->acts);
+	for (size_t i = 0; i < c->writes.cap; i++)
+		if (c->writes.e[i].used == 1)
+			free(c->writes.e[i].val);
+	kerf_map_release(&c->writes);
 	free(c->retries);
 	free(c);
 }
 
 int kerf_controller_start(struct kerf_controller *c, struct kerf_err *err)
 {
-	for (int k = 0; k < NR_INF; k++) {
+	/*
+	 * Pods last: the world reads a pod against its namespace's tenant and
+	 * its node, so those caches fill first (kerf_controller_step starts
+	 * the pods' informer once they synced).
+	 */
+	for (int k = 0; k < INF_PODS; k++) {
 		int rc = kerf_informer_start(c->inf[k]);
 
 		if (rc < 0)
@@ -569,7 +670,7 @@ int kerf_controller_start(struct kerf_controller *c, struct kerf_err *err)
 
 bool kerf_controller_synced(const struct kerf_controller *c)
 {
-	return c->started &&
+	return c->started && c->pods_started &&
 	       kerf_informers_synced((struct kerf_informer *const *)c->inf, NR_INF);
 }
 
@@ -678,6 +779,13 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 
 		if ((int64_t)t >= 0 && t < (uint64_t)wait)
 			wait = (int64_t)t;
+	}
+	if (!c->pods_started &&
+	    kerf_informers_synced((struct kerf_informer *const *)c->inf, INF_PODS)) {
+		if (kerf_informer_start(c->inf[INF_PODS]) == 0)
+			c->pods_started = true;
+		else
+			note_error(c, "informer /api/v1/pods", "could not start");
 	}
 	lease_step(c, now_ms);
 	if (c->o.leader_elect && c->el.next_ms - now_ms < wait)

@@ -1,14 +1,28 @@
 #include "serve/tenants.h"
 
+#include <ctype.h>
+
 #include "core/model.h"
 #include "core/resources.h"
 
+/*
+ * The GPU model a flavor names: its nvidia.com/gpu.product label in lower
+ * case (flavors are DNS names: NVIDIA-H100-80GB-HBM3 is
+ * nvidia-h100-80gb-hbm3).
+ */
 static int flavor_dim(void *ctx, const char *flavor)
 {
 	const struct kerf_state *st = ctx;
-	int m = kerf_cluster_find_model(&st->cluster, flavor);
 
-	return m < 0 ? -1 : KERF_RES_GPU0 + m;
+	for (size_t m = 0; m < st->cluster.nr_models; m++) {
+		const char *a = st->cluster.models[m].name, *b = flavor;
+
+		while (*a && *b && tolower((unsigned char)*a) == *b)
+			a++, b++;
+		if (!*a && !*b)
+			return KERF_RES_GPU0 + (int)m;
+	}
+	return -1;
 }
 
 int kerf_serve_tenant_set(struct kerf_world *w, const struct kerf_kobj_tenant *t,

@@ -1,7 +1,7 @@
 /*
  * tenants: a Tenant object (kobj/tenant.h) into the world.  Quota flavors
- * name GPU models as the nodes' nvidia.com/gpu.product label does (GPUPools
- * are not read yet); "cpu" and "memory" are the other two.  A flavor no
+ * name GPU models: the nodes' nvidia.com/gpu.product label in lower case
+ * (GPUPools are not read yet); "cpu" and "memory" are the other two.  A flavor no
  * node has yet is left out until the Tenant is applied again.
  */
 #ifndef KERF_SERVE_TENANTS_H

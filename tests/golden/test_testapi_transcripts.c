@@ -665,8 +665,21 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_discovery),
 	};
+	const char *root = getenv("KERF_SOURCE_ROOT");
+	char probe[4200];
+	FILE *f;
 	int rc;
 
+	/* the transcripts are reference material, not part of the project */
+	snprintf(probe, sizeof(probe), "%s/../shared/fixtures/k8s/real-1.34.9/README.md",
+		 root ? root : ".");
+	f = fopen(probe, "r");
+	if (!f) {
+		printf("1..0 # SKIP the real-1.34.9 transcripts are not in %s/../shared/fixtures/k8s\n",
+		       root ? root : ".");
+		return 0;
+	}
+	fclose(f);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	curl_global_cleanup();

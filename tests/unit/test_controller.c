@@ -117,7 +117,11 @@ static void test_gang_bound_whole(void **state)
 	kerf_controller_step(c, now);
 	assert_false(kerf_controller_synced(c));
 	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
-	kerf_kube_fake_poll(f);     /* the lists answered */
+	kerf_kube_fake_poll(f);     /* nodes, namespaces, tenants listed */
+	kerf_controller_step(c, now); /* ... then the pods' informer starts */
+	assert_false(kerf_controller_synced(c));
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	kerf_kube_fake_poll(f);     /* the pods listed */
 	kerf_controller_step(c, now);
 	assert_true(kerf_controller_synced(c));
 	if (kerf_controller_stats(c)->world_errors)
@@ -170,8 +174,10 @@ static void test_waits_for_the_lease(void **state)
 	if (kerf_controller_new(&o, &c, &err) < 0)
 		fail_msg("new: %s", err.msg);
 	assert_int_equal(kerf_controller_start(c, &err), 0);
-	kerf_controller_step(c, now);
-	kerf_kube_fake_poll(f);
+	for (int i = 0; i < 3; i++) {
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
 	kerf_controller_step(c, now);
 	assert_true(kerf_controller_synced(c));
 	assert_false(kerf_controller_leading(c, now));

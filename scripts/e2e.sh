@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The end-to-end suite of kerf serve (tests/e2e/e2e_serve.c).  By default
+# against kerf's in-process test API server over TLS; with
+# KERF_E2E_KUBECONFIG=FILE against that cluster (it installs the Tenant
+# CRD, works in namespaces and nodes named kerf-e2e-*, removes them).
+# Ends with "N passed, N failed"; exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f build/build.ninja ]; then
+	meson setup build >/dev/null
+fi
+ninja -C build tests/e2e/e2e_serve >/dev/null
+exec build/tests/e2e/e2e_serve tests/unit/kube_certs.sh
