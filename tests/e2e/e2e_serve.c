@@ -163,8 +163,10 @@ static void pod_state(const char *ns, const char *name, char *node, size_t n,
 
 	node[0] = msg[0] = '\0';
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
-	if (api("GET", path, NULL, NULL, &p) != 200)
+	if (api("GET", path, NULL, NULL, &p) != 200) {
+		json_decref(p);
 		return;
+	}
 	snprintf(node, n, "%s", json_string_value(json_object_get(json_object_get(p, "spec"), "nodeName")) ?: "");
 	conds = json_object_get(json_object_get(p, "status"), "conditions");
 	json_array_foreach(conds, i, c)
@@ -334,10 +336,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 50; i++) {
 		json_t *l = NULL;
 
-		if (api("GET", "/apis/kerf.io/v1alpha1/tenants", NULL, NULL, &l) == 200) {
-			json_decref(l);
+		long st = api("GET", "/apis/kerf.io/v1alpha1/tenants", NULL, NULL, &l);
+
+		json_decref(l);
+		if (st == 200)
 			break;
-		}
 		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	}
 	post("/apis/kerf.io/v1alpha1/tenants",
