@@ -26,6 +26,7 @@
 #include "base/parse.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "kube/sync.h"
 
 static struct kerf_kube_client *client;
 static struct kerf_kube_ops ops;
@@ -95,19 +96,10 @@ static void drain(void)
 		kerf_kube_client_poll(client, 10);
 }
 
-struct answer {
-	bool done;
-	long status;
-	json_t *body;
-};
-
-static void got(void *arg, const struct kerf_kube_response *r)
+static void turn(void *arg)
 {
-	struct answer *a = arg;
-
-	a->done = true;
-	a->status = r->http_status;
-	a->body = r->body ? json_loads(r->body, 0, NULL) : NULL;
+	(void)arg;
+	kerf_kube_client_poll(client, 10);
 }
 
 static long api(const char *method, const char *path, const char *ctype,
@@ -117,18 +109,8 @@ static long api(const char *method, const char *path, const char *ctype,
 		.method = method, .path = path, .content_type = ctype,
 		.body = body, .body_len = body ? strlen(body) : 0,
 	};
-	struct answer a = { 0 };
-	uint64_t id;
 
-	if (ops.request(ops.ctx, &rq, got, &a, &id) < 0)
-		return 0;
-	while (!a.done)
-		kerf_kube_client_poll(client, 10);
-	if (out)
-		*out = a.body;
-	else
-		json_decref(a.body);
-	return a.status;
+	return kerf_kube_sync(&ops, &rq, turn, NULL, UINT32_MAX, out);
 }
 
 /* Pods of the namespace not bound yet (all pages), or -1. */

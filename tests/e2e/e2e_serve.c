@@ -26,6 +26,7 @@
 
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "kube/sync.h"
 #include "serve/controller.h"
 #include "testapi/testapi.h"
 
@@ -51,21 +52,6 @@ static void check(bool ok, const char *what)
 		nr_failed++;
 }
 
-struct answer {
-	bool done;
-	long status;
-	json_t *body;
-};
-
-static void got(void *arg, const struct kerf_kube_response *r)
-{
-	struct answer *a = arg;
-
-	a->done = true;
-	a->status = r->http_status;
-	a->body = r->body ? json_loads(r->body, 0, NULL) : NULL;
-}
-
 /* One step of kerf serve (when running) and of the client. */
 static void turn(int wait_ms)
 {
@@ -74,7 +60,13 @@ static void turn(int wait_ms)
 	kerf_kube_client_poll(client, wait_ms);
 }
 
-/* A request, answered: the status; *body (caller decrefs) when wanted. */
+static void turn_cb(void *arg)
+{
+	(void)arg;
+	turn(10);
+}
+
+/* A request, answered: the status; *out (caller decrefs) when wanted. */
 static long api(const char *method, const char *path, const char *ctype,
 		const char *body, json_t **out)
 {
@@ -83,18 +75,8 @@ static long api(const char *method, const char *path, const char *ctype,
 		.body = body, .body_len = body ? strlen(body) : 0,
 		.flags = KERF_KUBE_REQ_NO_RETRY,
 	};
-	struct answer a = { 0 };
-	uint64_t id;
 
-	if (ops.request(ops.ctx, &rq, got, &a, &id) < 0)
-		return 0;
-	for (int i = 0; !a.done && i < 3000; i++)
-		turn(10);
-	if (out)
-		*out = a.body;
-	else
-		json_decref(a.body);
-	return a.status;
+	return kerf_kube_sync(&ops, &rq, turn_cb, NULL, 3000, out);
 }
 
 static long post(const char *path, const char *fmt, ...)
