@@ -245,8 +245,19 @@ int kerf_cmd_serve(int argc, char **argv)
 	fprintf(stderr, "%s: %s as %s, scheduler name %s\n", prog,
 		co.leader_elect ? "electing a leader" : "leading alone", identity,
 		co.scheduler_name);
+	int64_t told_ms = wall_ms();
+
 	while (!stop) {
 		int64_t now = wall_ms(), wait = kerf_controller_step(c, now);
+
+		/* say what readiness waits for, every 10 s until it is ready */
+		if (!kerf_controller_synced(c) && now - told_ms >= 10000) {
+			char why[1024];
+
+			kerf_controller_waiting(c, why, sizeof(why));
+			fprintf(stderr, "%s: caches not synced yet: %s\n", prog, why);
+			told_ms = now;
+		}
 
 		kerf_endpoints_run(ep, now);
 		kerf_kube_client_poll(client, (int)(wait < 0 ? 0 : wait > 100 ? 100 : wait));

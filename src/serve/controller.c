@@ -674,6 +674,37 @@ bool kerf_controller_synced(const struct kerf_controller *c)
 	       kerf_informers_synced((struct kerf_informer *const *)c->inf, NR_INF);
 }
 
+void kerf_controller_waiting(const struct kerf_controller *c, char *out,
+			     size_t size)
+{
+	struct kerf_buf b;
+	int rc = 0;
+
+	/* a message cut short where it no longer fits is fine here */
+	kerf_buf_init(&b, size ? size - 1 : 0);
+	for (int k = 0; k < NR_INF && rc == 0; k++) {
+		const struct kerf_informer_stats *s;
+
+		if (kerf_informer_has_synced(c->inf[k]))
+			continue;
+		if (k == INF_PODS && !c->pods_started) {
+			rc = kerf_buf_addf(&b, "%s%s (after the others)", b.len ? "; " : "",
+					   kinds[k].path);
+			continue;
+		}
+		s = kerf_informer_stats(c->inf[k]);
+		rc = kerf_buf_addf(&b, "%s%s%s%s%s", b.len ? "; " : "", kinds[k].path,
+				   s->last_error[0] ? ": " : "", s->last_error,
+				   k == INF_TENANTS && strstr(s->last_error, "404")
+					   ? " (is the Tenant CRD installed? kubectl apply -k deploy/)"
+					   : "");
+	}
+	if (size) {
+		snprintf(out, size, "%s", kerf_buf_str(&b));
+	}
+	kerf_buf_release(&b);
+}
+
 bool kerf_controller_leading(const struct kerf_controller *c, int64_t now_ms)
 {
 	return !c->o.leader_elect || kerf_elector_is_leader(&c->el, now_ms);

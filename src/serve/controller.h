@@ -15,6 +15,7 @@
 #define KERF_SERVE_CONTROLLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -61,6 +62,13 @@ int kerf_controller_start(struct kerf_controller *c, struct kerf_err *err);
  * actions.  Returns the milliseconds the caller may wait in poll.
  */
 int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms);
+
+/*
+ * What readiness waits for, into out[size]: each cache not synced yet
+ * with its last error ("" when every cache synced).
+ */
+void kerf_controller_waiting(const struct kerf_controller *c, char *out,
+			     size_t size);
 
 /* Every cache synced (readiness). */
 bool kerf_controller_synced(const struct kerf_controller *c);

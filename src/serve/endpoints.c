@@ -95,9 +95,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (!strcmp(url, "/healthz"))
 		return reply(conn, 200, "text/plain", "ok", 2);
 	if (!strcmp(url, "/readyz")) {
+		char why[1024], text[1100];
+		int n;
+
 		if (kerf_controller_synced(e->c))
 			return reply(conn, 200, "text/plain", "ok", 2);
-		return reply(conn, 503, "text/plain", "caches not synced\n", 18);
+		kerf_controller_waiting(e->c, why, sizeof(why));
+		n = snprintf(text, sizeof(text), "caches not synced: %s\n", why);
+		return reply(conn, 503, "text/plain", text,
+			     (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
 	}
 	if (!strcmp(url, "/metrics")) {
 		kerf_buf_init(&b, 1 << 20);
