@@ -164,12 +164,14 @@ int kerf_quantity_parse_whole(const char *s, int64_t *out)
 	return 0;
 }
 
-int kerf_quantity_parse_field(const char *field, const char *s, bool whole,
-			      int64_t *out, struct kerf_err *err)
+int kerf_quantity_parse_field(const char *field, const char *s,
+			      enum kerf_quantity_unit unit, int64_t *out,
+			      struct kerf_err *err)
 {
 	char shown[80];
-	int rc = whole ? kerf_quantity_parse_whole(s, out)
-		       : kerf_quantity_parse(s, out);
+	int rc = unit == KERF_QTY_WHOLE ? kerf_quantity_parse_whole(s, out)
+		 : unit == KERF_QTY_MILLI ? kerf_quantity_parse_milli(s, out)
+					  : kerf_quantity_parse(s, out);
 
 	if (rc == 0)
 		return 0;

@@ -33,11 +33,20 @@ int kerf_quantity_parse_milli(const char *s, int64_t *out);
  */
 int kerf_quantity_parse_whole(const char *s, int64_t *out);
 
+/* What kerf_quantity_parse_field reads s as. */
+enum kerf_quantity_unit {
+	KERF_QTY_UNITS = 0,    /* kerf_quantity_parse */
+	KERF_QTY_WHOLE = 1,    /* kerf_quantity_parse_whole */
+	KERF_QTY_MILLI = 2,    /* kerf_quantity_parse_milli */
+};
+
 /*
- * The same with a message naming the field ("spec.containers[0].resources.
- * limits.nvidia.com/gpu") and the value, escaped as kerf_escape does.
+ * One of the three with a message naming the field ("spec.containers[0].
+ * resources.limits.nvidia.com/gpu") and the value, escaped as kerf_escape
+ * does.
  */
-int kerf_quantity_parse_field(const char *field, const char *s, bool whole,
-			      int64_t *out, struct kerf_err *err);
+int kerf_quantity_parse_field(const char *field, const char *s,
+			      enum kerf_quantity_unit unit, int64_t *out,
+			      struct kerf_err *err);
 
 #endif

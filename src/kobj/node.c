@@ -28,7 +28,7 @@ struct decode {
 	kerf_note_first((d)->invalid, sizeof((d)->invalid), __VA_ARGS__)
 
 static int quantity(struct decode *d, const json_t *map, const char *path,
-		    const char *name, bool whole, int64_t *out)
+		    const char *name, enum kerf_quantity_unit unit, int64_t *out)
 {
 	char field[KERF_JSON_PATH_MAX];
 	const char *s;
@@ -39,7 +39,7 @@ static int quantity(struct decode *d, const json_t *map, const char *path,
 	if (rc != 0)
 		return rc;
 	snprintf(field, sizeof(field), "%s.%s", path, name);
-	return kerf_quantity_parse_field(field, s, whole, out, d->err);
+	return kerf_quantity_parse_field(field, s, unit, out, d->err);
 }
 
 static int read_resources(struct decode *d, const json_t *status)
@@ -57,22 +57,21 @@ static int read_resources(struct decode *d, const json_t *status)
 	path = alloc ? "status.allocatable" : "status.capacity";
 	if (!map)
 		return 0;
-	if ((rc = quantity(d, map, path, "cpu", false, &x)) < 0)
+	if ((rc = quantity(d, map, path, "cpu", KERF_QTY_MILLI, &x)) < 0)
 		return rc;
 	if (rc == 0) {
-		if ((rc = kerf_quantity_parse_milli(json_string_value(json_object_get(map, "cpu")), &x)) < 0 ||
-		    x < 0 || x > NODE_MAX_CPU_MILLI)
+		if (x < 0 || x > NODE_MAX_CPU_MILLI)
 			return kerf_err_set(d->err, -KERF_ERANGE, "%s.cpu: out of range", path);
 		n->cpu_milli = x;
 	}
-	if ((rc = quantity(d, map, path, "memory", false, &x)) < 0)
+	if ((rc = quantity(d, map, path, "memory", KERF_QTY_UNITS, &x)) < 0)
 		return rc;
 	if (rc == 0) {
 		if (x < 0 || x > NODE_MAX_MEM_BYTES)
 			return kerf_err_set(d->err, -KERF_ERANGE, "%s.memory: out of range", path);
 		n->mem_mib = x >> 20;
 	}
-	if ((rc = quantity(d, map, path, KERF_RES_GPU, true, &x)) < 0)
+	if ((rc = quantity(d, map, path, KERF_RES_GPU, KERF_QTY_WHOLE, &x)) < 0)
 		return rc;
 	if (rc == 0) {
 		if (x < 0 || x > NODE_MAX_GPUS)

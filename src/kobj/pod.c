@@ -82,22 +82,23 @@ static int read_resource(struct decode *d, const char *path, const char *name,
 		s = json_string_value(v);
 	}
 	if (!strcmp(name, "cpu")) {
-		if (s && (rc = kerf_quantity_parse_milli(s, &x)) < 0)
-			return kerf_quantity_parse_field(field, s, false, &x, d->err);
+		if (s && (rc = kerf_quantity_parse_field(field, s, KERF_QTY_MILLI,
+							 &x, d->err)) < 0)
+			return rc;
 		if (!s)
-			x *= 1000;
+			x = x > REQ_MAX_CPU_MILLI / 1000 ? REQ_MAX_CPU_MILLI + 1 : x * 1000;
 		if (x < 0 || x > REQ_MAX_CPU_MILLI)
 			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);
 		r->cpu_milli = x;
 	} else if (!strcmp(name, "memory")) {
-		if (s && (rc = kerf_quantity_parse_field(field, s, false, &x, d->err)) < 0)
+		if (s && (rc = kerf_quantity_parse_field(field, s, KERF_QTY_UNITS, &x, d->err)) < 0)
 			return rc;
 		if (x < 0 || x > REQ_MAX_MEM_BYTES)
 			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);
 		r->mem_bytes = x;
 	} else if (!strcmp(name, KERF_RES_GPU) ||
 		   !strncmp(name, KERF_RES_MIG_PREFIX, strlen(KERF_RES_MIG_PREFIX))) {
-		if (s && (rc = kerf_quantity_parse_field(field, s, true, &x, d->err)) < 0)
+		if (s && (rc = kerf_quantity_parse_field(field, s, KERF_QTY_WHOLE, &x, d->err)) < 0)
 			return rc;
 		if (x < 0 || x > REQ_MAX_DEVICES)
 			return kerf_err_set(d->err, -KERF_ERANGE, "%s: out of range", field);

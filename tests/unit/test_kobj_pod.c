@@ -272,6 +272,11 @@ static void test_errors(void **state)
 		     -KERF_ERANGE, "requests.memory '9Ei': out of range");
 	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"memory\":\"4Ei\"}}}]"),
 		     -KERF_ERANGE, "requests.memory: out of range");
+	/* beyond int64 in milli (9E cores), and a huge integer instead of a string */
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"9E\"}}}]"),
+		     -KERF_ERANGE, "requests.cpu '9E': out of range");
+	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":{\"cpu\":9223372036854775807}}}]"),
+		     -KERF_ERANGE, "requests.cpu: out of range");
 	decode_fails(pod_with("", "", "\"containers\":[{\"resources\":{\"requests\":[]}}]"),
 		     -KERF_EPARSE, "spec.containers[0].resources.requests: expected an object, got an array");
 	decode_fails(pod_with("", "", "\"containers\":{}"),
