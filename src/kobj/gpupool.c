@@ -292,11 +292,8 @@ json_t *kerf_kobj_gpupool_status_encode(const struct kerf_kobj_gpupool_status *s
 	char text[KERF_KOBJ_QTY_TEXT_MAX];
 	json_t *o = json_object();
 	bool ok = o &&
-		  kerf_kobj_put(o, "observedGeneration",
-				json_integer(s->observed_generation)) &&
-		  kerf_kobj_put(o, "conditions",
-				kerf_kobj_conditions_encode(s->conditions,
-							    s->nr_conditions)) &&
+		  kerf_kobj_status_head_put(o, s->observed_generation,
+					    s->conditions, s->nr_conditions) &&
 		  kerf_kobj_put(o, "nodes", json_integer(s->nodes)) &&
 		  kerf_kobj_put(o, "gpus", json_integer(s->gpus)) &&
 		  kerf_kobj_put(o, "migGPUs", json_integer(s->mig_gpus)) &&
@@ -336,14 +333,8 @@ int kerf_kobj_gpupool_status_decode(const json_t *status,
 	memset(s, 0, sizeof(*s));
 	if (!status || json_is_null(status))
 		return 0;
-	rc = kerf_kobj_need_object(status, "status", err);
-	if (rc == 0 && (v = kerf_kobj_field(status, "observedGeneration")))
-		rc = kerf_kobj_get_int(v, "status.observedGeneration", 0, INT64_MAX,
-				       &s->observed_generation, err);
-	if (rc == 0 && (v = kerf_kobj_field(status, "conditions")))
-		rc = kerf_kobj_conditions_decode(v, "status.conditions",
-						 s->conditions, &s->nr_conditions,
-						 err);
+	rc = kerf_kobj_status_head_decode(status, &s->observed_generation,
+					  s->conditions, &s->nr_conditions, err);
 	if (rc == 0)
 		rc = get_i32(status, "nodes", &s->nodes, err);
 	if (rc == 0)

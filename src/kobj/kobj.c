@@ -452,3 +452,25 @@ int kerf_kobj_conditions_decode(const json_t *v, const char *path,
 	}
 	return rc;
 }
+
+int kerf_kobj_status_head_decode(const json_t *status, int64_t *generation,
+				 struct kerf_kobj_condition *c, size_t *nr,
+				 struct kerf_err *err)
+{
+	const json_t *v;
+	int rc = kerf_kobj_need_object(status, "status", err);
+
+	if (rc == 0 && (v = kerf_kobj_field(status, "observedGeneration")))
+		rc = kerf_kobj_get_int(v, "status.observedGeneration", 0, INT64_MAX,
+				       generation, err);
+	if (rc == 0 && (v = kerf_kobj_field(status, "conditions")))
+		rc = kerf_kobj_conditions_decode(v, "status.conditions", c, nr, err);
+	return rc;
+}
+
+bool kerf_kobj_status_head_put(json_t *o, int64_t generation,
+			       const struct kerf_kobj_condition *c, size_t nr)
+{
+	return kerf_kobj_put(o, "observedGeneration", json_integer(generation)) &&
+	       kerf_kobj_put(o, "conditions", kerf_kobj_conditions_encode(c, nr));
+}

@@ -152,6 +152,16 @@ int kerf_kobj_conditions_decode(const json_t *v, const char *path,
 				struct kerf_kobj_condition *c, size_t *nr,
 				struct kerf_err *err);
 
+/*
+ * What every kerf.io status starts with: observedGeneration and
+ * conditions, read from status (an object, checked) or put into o.
+ */
+int kerf_kobj_status_head_decode(const json_t *status, int64_t *generation,
+				 struct kerf_kobj_condition *c, size_t *nr,
+				 struct kerf_err *err);
+bool kerf_kobj_status_head_put(json_t *o, int64_t generation,
+			       const struct kerf_kobj_condition *c, size_t nr);
+
 /* Set key of o to v (taken); false when v is NULL or the set failed. */
 bool kerf_kobj_put(json_t *o, const char *key, json_t *v);
 

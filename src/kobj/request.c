@@ -160,17 +160,29 @@ int kerf_kreq_eviction(struct kerf_kreq *r, const char *ns, const char *name,
 	return finish(r, obj, err);
 }
 
-int kerf_kreq_event(struct kerf_kreq *r, const struct kerf_kevent *e,
-		    struct kerf_err *err)
+/* The events collection of e's namespace, or e itself. */
+static int event_path(struct kerf_kreq *r, const struct kerf_kevent *e,
+		      bool itself, struct kerf_err *err)
 {
-	char when[KERF_TIME_TEXT_MAX];
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if ((rc = kerf_kreq_check_name("namespace", e->ns, 63, err)) < 0 ||
 	    (rc = kerf_kreq_check_name("event name", e->name, 253, err)) < 0)
 		return rc;
-	snprintf(r->path, sizeof(r->path), "/api/v1/namespaces/%s/events", e->ns);
+	snprintf(r->path, sizeof(r->path), "/api/v1/namespaces/%s/events%s%s",
+		 e->ns, itself ? "/" : "", itself ? e->name : "");
+	return 0;
+}
+
+int kerf_kreq_event(struct kerf_kreq *r, const struct kerf_kevent *e,
+		    struct kerf_err *err)
+{
+	char when[KERF_TIME_TEXT_MAX];
+	int rc;
+
+	if ((rc = event_path(r, e, false, err)) < 0)
+		return rc;
 	r->method = "POST";
 	r->content_type = "application/json";
 	kerf_time_format(e->now_ms, when);
@@ -197,12 +209,8 @@ int kerf_kreq_event_count(struct kerf_kreq *r, const struct kerf_kevent *e,
 	char when[KERF_TIME_TEXT_MAX];
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	if ((rc = kerf_kreq_check_name("namespace", e->ns, 63, err)) < 0 ||
-	    (rc = kerf_kreq_check_name("event name", e->name, 253, err)) < 0)
+	if ((rc = event_path(r, e, true, err)) < 0)
 		return rc;
-	snprintf(r->path, sizeof(r->path), "/api/v1/namespaces/%s/events/%s",
-		 e->ns, e->name);
 	r->method = "PATCH";
 	r->content_type = "application/strategic-merge-patch+json";
 	kerf_time_format(e->now_ms, when);

@@ -584,11 +584,8 @@ json_t *kerf_kobj_tenant_status_encode(const struct kerf_kobj_tenant_status *s)
 	json_t *avg = h ? child(h, "usageAverage", json_object()) : NULL;
 	bool ok = g && u && avg;
 
-	ok = ok && kerf_kobj_put(o, "observedGeneration",
-				 json_integer(s->observed_generation)) &&
-	     kerf_kobj_put(o, "conditions",
-			   kerf_kobj_conditions_encode(s->conditions,
-						       s->nr_conditions)) &&
+	ok = ok && kerf_kobj_status_head_put(o, s->observed_generation,
+					     s->conditions, s->nr_conditions) &&
 	     kerf_kobj_put(g, "nominal", milli_text(s->gpus_nominal)) &&
 	     kerf_kobj_put(g, "used", milli_text(s->gpus_used)) &&
 	     kerf_kobj_put(g, "borrowed", milli_text(s->gpus_borrowed)) &&
@@ -740,14 +737,8 @@ int kerf_kobj_tenant_status_decode(const json_t *status,
 	memset(s, 0, sizeof(*s));
 	if (!status || json_is_null(status))
 		return 0;
-	rc = kerf_kobj_need_object(status, "status", err);
-	if (rc == 0 && (v = kerf_kobj_field(status, "observedGeneration")))
-		rc = kerf_kobj_get_int(v, "status.observedGeneration", 0, INT64_MAX,
-				       &s->observed_generation, err);
-	if (rc == 0 && (v = kerf_kobj_field(status, "conditions")))
-		rc = kerf_kobj_conditions_decode(v, "status.conditions",
-						 s->conditions, &s->nr_conditions,
-						 err);
+	rc = kerf_kobj_status_head_decode(status, &s->observed_generation,
+					  s->conditions, &s->nr_conditions, err);
 	if (rc == 0 && (g = kerf_kobj_field(status, "gpus"))) {
 		rc = kerf_kobj_need_object(g, "status.gpus", err);
 		if (rc == 0)

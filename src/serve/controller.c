@@ -825,7 +825,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 		return wait < 50 ? wait : 50;
 	evictions_due(c, now_ms);
 	if (c->dirty || now_ms - c->last_cycle_ms >= c->o.resync_ms) {
-		uint64_t t0 = c->o.ops->now_ms(c->o.ops->ctx), us;
+		uint64_t t0 = c->o.ops->now_ms(c->o.ops->ctx), ms;
 
 		c->dirty = false;
 		c->last_cycle_ms = now_ms;
@@ -834,11 +834,12 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 			c->st.world_errors++;
 			note_error(c, "cycle", err.msg);
 		}
-		us = (c->o.ops->now_ms(c->o.ops->ctx) - t0) * 1000;
+		/* the API client's clock counts milliseconds: so do these */
+		ms = c->o.ops->now_ms(c->o.ops->ctx) - t0;
 		c->st.cycles++;
-		c->st.cycle_us_total += us;
-		if (us > c->st.cycle_us_max)
-			c->st.cycle_us_max = us;
+		c->st.cycle_ms_total += ms;
+		if (ms > c->st.cycle_ms_max)
+			c->st.cycle_ms_max = ms;
 		for (size_t i = 0; i < c->acts.nr; i++)
 			carry_out(c, &c->acts.a[i]);
 	}

@@ -37,8 +37,8 @@ struct kerf_controller_opts {
 /* What the controller did, for /metrics and the tests. */
 struct kerf_controller_stats {
 	uint64_t cycles;
-	uint64_t cycle_us_total;
-	uint64_t cycle_us_max;
+	uint64_t cycle_ms_total;
+	uint64_t cycle_ms_max;
 	uint64_t binds_sent, binds_ok, binds_conflict, binds_failed;
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;

@@ -34,8 +34,8 @@ int kerf_endpoints_metrics(const struct kerf_controller *c, int64_t now_ms,
 		rc = kerf_buf_addf(b, "# HELP " name " " help "\n# TYPE " name " gauge\n" name " %llu\n", \
 				   (unsigned long long)(v))
 	COUNTER("kerf_cycles_total", "Scheduling cycles run.", s->cycles);
-	COUNTER("kerf_cycle_microseconds_total", "Microseconds spent in cycles.", s->cycle_us_total);
-	GAUGE("kerf_cycle_max_microseconds", "Longest cycle so far.", s->cycle_us_max);
+	COUNTER("kerf_cycle_milliseconds_total", "Milliseconds spent in cycles.", s->cycle_ms_total);
+	GAUGE("kerf_cycle_max_milliseconds", "Longest cycle so far, in milliseconds.", s->cycle_ms_max);
 	COUNTER("kerf_binds_sent_total", "Bindings sent.", s->binds_sent);
 	COUNTER("kerf_binds_ok_total", "Bindings the API server took.", s->binds_ok);
 	COUNTER("kerf_binds_conflict_total", "Bindings refused with 409 (the pod was bound already).", s->binds_conflict);

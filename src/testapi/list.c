@@ -104,7 +104,8 @@ static void too_large(struct kerf_ta_ctx *c, const char *rv)
 	c->rs->retry_after_s = 1;
 }
 
-static int rvmatch_invalid(struct kerf_ta_ctx *c, const char *msg)
+/* See testapi_int.h. */
+int kerf_ta_rvmatch_invalid(struct kerf_ta_ctx *c, const char *msg)
 {
 	json_t *d = json_pack("{sssss[{ssssss}]}", "group", "meta.k8s.io",
 			      "kind", "ListOptions", "causes", "reason",
@@ -141,9 +142,9 @@ static int plan(struct kerf_ta_ctx *c, struct list_plan *p)
 
 	memset(p, 0, sizeof(*p));
 	if (rvm && *rvm && (!rvs || !*rvs))
-		return rvmatch_invalid(c, "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
+		return kerf_ta_rvmatch_invalid(c, "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
 	if (rvm && *rvm && strcmp(rvm, "Exact") && strcmp(rvm, "NotOlderThan"))
-		return rvmatch_invalid(c, "Unsupported value");
+		return kerf_ta_rvmatch_invalid(c, "Unsupported value");
 	if (lim && *lim && kerf_parse_u64(lim, &limit) < 0)
 		return kerf_ta_statusf(c->rs, 400, "BadRequest", NULL,
 				       "invalid limit: %s", lim);

@@ -226,6 +226,10 @@ void kerf_ta_send_text(struct kerf_ta_resp *rs, unsigned code,
 		       const char *ctype, const char *text);
 int kerf_ta_status(struct kerf_ta_resp *rs, unsigned code, const char *reason,
 		   const char *message, json_t *details);
+/* 422 Invalid on resourceVersionMatch, as lists and watches answer it. */
+struct kerf_ta_ctx;
+int kerf_ta_rvmatch_invalid(struct kerf_ta_ctx *c, const char *msg);
+
 int kerf_ta_statusf(struct kerf_ta_resp *rs, unsigned code,
 		    const char *reason, json_t *details, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -313,18 +313,6 @@ static bool is_true(const char *v)
 	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
 }
 
-static int invalid_opts(struct kerf_ta_ctx *c, const char *msg)
-{
-	json_t *d = json_pack("{sssss[{ssssss}]}", "group", "meta.k8s.io",
-			      "kind", "ListOptions", "causes", "reason",
-			      "FieldValueForbidden", "message", msg, "field",
-			      "resourceVersionMatch");
-
-	return kerf_ta_statusf(c->rs, 422, "Invalid", d,
-			       "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: %s",
-			       msg);
-}
-
 /* The current objects in scope, sorted by key, as an array. */
 static json_t *initial_objects(struct kerf_ta_watch *w)
 {
@@ -364,11 +352,11 @@ void kerf_ta_watch_start(struct kerf_ta_ctx *c)
 	bool initial = !rvs || !*rvs || !strcmp(rvs, "0");
 
 	if (is_true(sie) && (!rvm || strcmp(rvm, "NotOlderThan"))) {
-		invalid_opts(c, "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+		kerf_ta_rvmatch_invalid(c, "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
 		return;
 	}
 	if (!sie && rvm && *rvm) {
-		invalid_opts(c, "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+		kerf_ta_rvmatch_invalid(c, "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
 		return;
 	}
 	if (ts && *ts && kerf_parse_u64(ts, &timeout_s) < 0) {
