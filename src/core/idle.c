@@ -40,7 +40,7 @@ static const struct kerf_idle_policy *due_idle(const struct kerf_state *st,
 	const struct kerf_idle_policy *p;
 
 	if (w->state != KERF_WL_RUNNING || w->idle_since_ms < 0 ||
-	    w->preempt_deadline_ms > 0)
+	    w->preempt_deadline_ms > 0 || w->leaving)
 		return NULL;
 	p = kerf_idle_policy_of(st, w->tenant);
 	if (p->action == KERF_IDLE_NONE || (p->exempt_classes >> w->class_idx & 1) ||

@@ -211,7 +211,7 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		bool by_priority, by_reclaim;
 
 		if (v->state != KERF_WL_RUNNING || v->nonpreemptible ||
-		    v->preempt_deadline_ms > 0 || !pc->preemptible ||
+		    v->preempt_deadline_ms > 0 || v->leaving || !pc->preemptible ||
 		    now_ms - v->start_ms < pc->min_runtime_ms ||
 		    thrashed(v, now_ms))
 			continue;
@@ -353,12 +353,16 @@ void kerf_preempt_unnominate(struct kerf_workload *w)
 	w->nr_nominated = 0;
 }
 
-/* v leaves now: lost work recorded, queued again (or finished); EVICT. */
+/*
+ * v leaves now: lost work recorded, queued again (or finished); EVICT.
+ * With st->hold_evicted it is only marked leaving: its devices and charge
+ * stay (its preemptor keeps waiting for it) until kerf_state_finish.
+ */
 static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 		 struct kerf_decisions *out, struct kerf_err *err)
 {
 	bool idle = v->idle_reclaim;
-	int rc;
+	int rc = 0;
 
 	if (kerf_decisions_reserve(out, 1) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
@@ -366,14 +370,18 @@ static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
 	v->nr_preemptions++;
 	/* reclaimed for idling: it ends here rather than coming back idle */
-	rc = idle ? kerf_state_finish(st, v->id, now_ms, err)
-		  : kerf_state_requeue(st, v->id, now_ms, err);
+	if (st->hold_evicted)
+		v->leaving = true;
+	else
+		rc = idle ? kerf_state_finish(st, v->id, now_ms, err)
+			  : kerf_state_requeue(st, v->id, now_ms, err);
 	if (rc < 0)
 		return rc;
 	kerf_decisions_push(out, &(struct kerf_decision){
 		.kind = KERF_DECIDE_EVICT,
 		.reason = idle ? KERF_EVICT_IDLE : KERF_EVICT_PREEMPTED,
-		.workload = v->id, .requeued = !idle, .at_ms = now_ms,
+		.workload = v->id, .requeued = !idle && !st->hold_evicted,
+		.at_ms = now_ms,
 	});
 	return 0;
 }
@@ -386,6 +394,10 @@ int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "checkpoint acknowledgement for a workload that was not asked");
+	if (v->leaving)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "workload '%s': checkpoint acknowledged after its eviction",
+				    v->key);
 	v->last_checkpoint_ms = now_ms;
 	return evict(st, v, now_ms, out, err);
 }
@@ -396,7 +408,7 @@ int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	struct kerf_workload *v = kerf_state_find(st, id);
 
 	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0 ||
-	    v->preempt_deadline_ms > now_ms)
+	    v->preempt_deadline_ms > now_ms || v->leaving)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "expiry of a workload that is not a due victim");
 	return evict(st, v, now_ms, out, err);
@@ -413,7 +425,7 @@ int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 		const struct kerf_workload *v = st->wl[i];
 
 		nr += v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		      v->preempt_deadline_ms <= now_ms;
+		      v->preempt_deadline_ms <= now_ms && !v->leaving;
 	}
 	if (nr == 0)
 		return 0;
@@ -425,7 +437,7 @@ int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 		struct kerf_workload *v = st->wl[i];
 
 		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		    v->preempt_deadline_ms <= now_ms)
+		    v->preempt_deadline_ms <= now_ms && !v->leaving)
 			due[nr++] = v;
 	}
 	kerf_state_sort_by_seq(due, nr);

@@ -84,6 +84,14 @@ struct kerf_state {
 	uint64_t nr_notices;           /* ever issued */
 	/* notices not yet reported as decisions (ring positions) */
 	uint64_t notices_told;
+	/*
+	 * Evictions keep the evicted workload's devices until its pods are
+	 * gone (kerf_state_finish): on a live cluster a pod evicted is
+	 * still there for its grace period, or for as long as a disruption
+	 * budget refuses.  Off (the simulator): an eviction frees them at
+	 * once and queues the workload again.
+	 */
+	bool hold_evicted;
 };
 
 void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,
@@ -165,6 +173,13 @@ int kerf_state_checkpointed(struct kerf_state *st, uint32_t id, int64_t at_ms,
 /* A running workload finished (its pods are gone): give everything back. */
 int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		      struct kerf_err *err);
+
+/*
+ * A running workload's pods are being deleted (found so after a
+ * restart): it leaves, holding its devices until kerf_state_finish, and
+ * is never asked to leave again.  No decision.
+ */
+int kerf_state_leaving(struct kerf_state *st, uint32_t id, struct kerf_err *err);
 
 /*
  * A running workload lost its pods (node failure, preemption): give

@@ -288,6 +288,7 @@ int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 	if (!w->borrowed)
 		kerf_quota_release_own(&st->tenants, w->tenant, &w->charged);
 	w->borrowed = false;
+	w->leaving = false;
 	free(w->pods);
 	w->pods = NULL;
 	w->nr_bound = 0;

@@ -140,6 +140,7 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->preempt_deadline_ms = 0;
 	copy->preempted_by = 0;
 	copy->nr_victims = 0;
+	copy->leaving = false;
 	copy->borrowed = false;
 	copy->lost_gpu_milli_ms = 0;
 	copy->last_checkpoint_ms = 0;
@@ -340,6 +341,17 @@ int kerf_state_started(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	return 0;
 }
 
+int kerf_state_leaving(struct kerf_state *st, uint32_t id, struct kerf_err *err)
+{
+	int rc = 0;
+	struct kerf_workload *w = running(st, id, &rc, err);
+
+	if (!w)
+		return rc;
+	w->leaving = true;
+	return 0;
+}
+
 int kerf_state_checkpointed(struct kerf_state *st, uint32_t id, int64_t at_ms,
 			    int64_t now_ms, struct kerf_err *err)
 {
@@ -383,8 +395,12 @@ void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
 	for (size_t i = 0; i < st->nr_wl && nr < KERF_MAX_VICTIMS; i++) {
 		struct kerf_workload *x = st->wl[i];
 
+		/* one evicted already goes anyway: it only stops waking w */
 		if (x->state == KERF_WL_RUNNING && x->preempt_deadline_ms > 0 &&
-		    x->preempted_by == w->id)
+		    x->preempted_by == w->id && x->leaving)
+			x->preempted_by = 0;
+		else if (x->state == KERF_WL_RUNNING && x->preempt_deadline_ms > 0 &&
+			 x->preempted_by == w->id)
 			v[nr++] = x;
 	}
 	kerf_state_sort_by_seq(v, nr);

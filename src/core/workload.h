@@ -106,6 +106,9 @@ struct kerf_workload {
 	int64_t idle_since_ms;       /* -1: not idle */
 	bool idle_notified;          /* this idle stretch was reported */
 	bool idle_reclaim;           /* leaving because idle: it finishes */
+	bool leaving;                /* evicted, its pods not gone yet: it
+					still holds its devices and charge
+					(kerf_state.hold_evicted) */
 	/* pending */
 	enum kerf_pending pending;
 	char pending_text[KERF_REASON_MAX];

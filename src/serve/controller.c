@@ -56,6 +56,7 @@ struct kerf_controller {
 	unsigned in_flight;
 	uint64_t event_seq;
 	struct kerf_actions acts;
+	struct kerf_actions told;          /* refusals told, out of a cycle */
 	struct kerf_map writes;     /* "ns/name" -> struct pod_writes */
 	struct retry *retries;
 	size_t nr_retries, alloc_retries;
@@ -365,6 +366,8 @@ static void retry_eviction(struct kerf_controller *c, const char *ns,
 	c->nr_retries++;
 }
 
+static void carry_out(struct kerf_controller *c, const struct kerf_action *a);
+
 static void answered(void *arg, const struct kerf_kube_response *resp)
 {
 	struct sent *s = arg;
@@ -391,11 +394,19 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 		break;
 	case KERF_ACT_EVICT:
 		if (resp->http_status == 429) {
-			/* a PodDisruptionBudget: ask again, as it says */
+			/* a PodDisruptionBudget: ask again, as it says, and
+			   tell the pods waiting for this one why it is late */
+			int64_t retry_s = resp->retry_after_s > 0 ? resp->retry_after_s : 10;
+			struct kerf_err err = { 0 };
+
 			c->st.evictions_blocked++;
-			retry_eviction(c, s->ns, s->name,
-				       c->now_ms + 1000 * (resp->retry_after_s > 0
-							   ? resp->retry_after_s : 10));
+			retry_eviction(c, s->ns, s->name, c->now_ms + 1000 * retry_s);
+			kerf_actions_clear(&c->told);
+			if (kerf_world_eviction_refused(c->w, s->ns, s->name, resp->msg,
+							retry_s, &c->told, &err) < 0)
+				note_error(c, "eviction refused", err.msg);
+			for (size_t i = 0; i < c->told.nr; i++)
+				carry_out(c, &c->told.a[i]);
 		} else if (!ok && resp->http_status != 404) {
 			c->st.requests_failed++;
 			note_error(c, "eviction", resp->msg);
@@ -606,6 +617,7 @@ int kerf_controller_new(const struct kerf_controller_opts *opts,
 		c->o.resync_ms = 1000;
 	kerf_rng_seed(&c->rng, opts->seed);
 	kerf_actions_init(&c->acts);
+	kerf_actions_init(&c->told);
 	kerf_map_init(&c->writes, true);
 	wc.scheduler_name = c->scheduler;
 	wc.policy = c->policy;
@@ -642,6 +654,7 @@ void kerf_controller_free(struct kerf_controller *c)
 		kerf_informer_free(c->inf[k]);
 	kerf_world_free(c->w);
 	kerf_actions_release(&c->acts);
+	kerf_actions_release(&c->told);
 	for (size_t i = 0; i < c->writes.cap; i++)
 		if (c->writes.e[i].used == 1)
 			free(c->writes.e[i].val);

@@ -352,6 +352,8 @@ int kerf_world_new(const struct kerf_world_config *cfg, struct kerf_world **out,
 		free(w);
 		return rc;
 	}
+	/* an evicted pod keeps its devices until it is gone */
+	w->st.hold_evicted = true;
 	kerf_quota_default(&ext.quota);
 	for (int m = 0; m < KERF_MAX_MODELS; m++)
 		ext.budget_model_weight_pct[m] = 100;

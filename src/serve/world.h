@@ -133,6 +133,16 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns,
 int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 		     struct kerf_actions *out, struct kerf_err *err);
 
+/*
+ * The eviction of pod ns/name was refused (429: a PodDisruptionBudget);
+ * the caller asks again in retry_s.  The pods of the workload it leaves
+ * for are told so (a PENDING action each, once per distinct refusal).
+ */
+int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
+				const char *name, const char *why,
+				int64_t retry_s, struct kerf_actions *out,
+				struct kerf_err *err);
+
 /* The workload key of pod ns/name, or NULL when kerf does not place it. */
 const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 				    const char *name);

@@ -112,7 +112,11 @@ static const char *evict_text(uint8_t reason)
 }
 
 /*
- * Its pods must go.  Pods on a removed node get no action: the node (and
+ * Its pods must go.  Evicted (preempted, reclaimed), the workload stays in
+ * the core, leaving: its devices stay held until its pods are gone (a pod
+ * evicted terminates for its grace period, and a disruption budget may
+ * refuse the eviction for long), so nothing is bound onto them meanwhile.
+ * Pods on a removed node get no action: the node (and
  * its kubelet) is gone and the pod garbage collector deletes them.  Other
  * schedulers' pods are never evicted: they are counted again once they
  * fit (their node back, or reshaped).  The workload is forgotten in the
@@ -124,6 +128,9 @@ static int evict(struct kerf_world *w, struct wgroup *g,
 		 const struct kerf_decision *d, int64_t now_ms,
 		 struct kerf_actions *out, struct kerf_err *err)
 {
+	const struct kerf_workload *cw = kerf_state_find((const struct kerf_state *)&w->st,
+							 d->workload);
+	bool leaving = cw && cw->leaving;
 	int rc;
 
 	for (size_t i = 0; i < g->nr_m && !g->external; i++) {
@@ -138,7 +145,12 @@ static int evict(struct kerf_world *w, struct wgroup *g,
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		snprintf(a->message, sizeof(a->message), "workload '%s': %s",
 			 g->key, evict_text(d->reason));
+		if (leaving)
+			x->evicting = true;
 	}
+	/* still there: it holds its devices until its pods are gone */
+	if (leaving)
+		return 0;
 	rc = kerf_world_forget(w, g, now_ms, err);
 	if (rc < 0)
 		return rc;
@@ -214,4 +226,51 @@ int kerf_world_consume(struct kerf_world *w, int64_t now_ms,
 	}
 	kerf_decisions_clear(&w->dec);
 	return rc;
+}
+
+/* See world.h. */
+int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
+				const char *name, const char *why,
+				int64_t retry_s, struct kerf_actions *out,
+				struct kerf_err *err)
+{
+	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	const struct kerf_workload *v, *p;
+	struct wgroup *pg;
+	struct wpod *x;
+	uint64_t h;
+	char text[1024];
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	x = kerf_map_get_str(&w->pods, key);
+	if (!x || !x->g || !x->g->id)
+		return 0;
+	v = kerf_state_find((const struct kerf_state *)&w->st, x->g->id);
+	if (!v || !v->leaving || !v->preempted_by)
+		return 0;
+	p = kerf_state_find((const struct kerf_state *)&w->st, v->preempted_by);
+	pg = kerf_map_get_u64(&w->by_id, v->preempted_by);
+	if (!p || !pg || p->state != KERF_WL_PENDING)
+		return 0;
+	h = kerf_hash_str(why) ^ kerf_hash_str(p->pending_text);
+	if (h == x->refused_hash)
+		return 0;
+	x->refused_hash = h;
+	for (size_t k = 0; k < pg->nr_m; k++) {
+		struct kerf_action *a;
+
+		if (!pg->m[k]->sub || pg->m[k]->in_run)
+			continue;
+		a = pod_action(out, pg->m[k], KERF_ACT_PENDING, v->preempted_by);
+		if (!a)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		snprintf(a->reason, sizeof(a->reason), "Unschedulable");
+		snprintf(text, sizeof(text),
+			 "the eviction of %s/%s is refused for now (%s), asked again in %" PRId64 " s; %s",
+			 ns, name, why, retry_s, p->pending_text);
+		/* cut to the condition's room */
+		memcpy(a->message, text, sizeof(a->message) - 1);
+		a->message[sizeof(a->message) - 1] = '\0';
+	}
+	return 0;
 }

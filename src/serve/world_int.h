@@ -42,6 +42,7 @@ struct wpod {
 	char message[256];
 	uint64_t why_hash;         /* 0: no reason */
 	uint64_t told_hash;
+	uint64_t refused_hash;     /* evicting: the refusal last told */
 };
 
 struct wgroup {

@@ -223,7 +223,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 	char text[200] = "";
 	int64_t submit_ms = INT64_MAX;
 	int id = -1;
-	bool running = false;
+	bool running = false, terminating_all = true;
 
 	if (!pods || !held) {
 		free(pods);
@@ -291,6 +291,13 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		w->stats.nr_adopted++;
 	if (running && kerf_state_started(&w->st, g->id, now_ms, NULL) == 0)
 		g->started = true;
+	/* being deleted already (evicted before a restart): it only leaves */
+	for (size_t k = 0; k < nr; k++)
+		terminating_all &= v[k]->p.terminating;
+	if (terminating_all && !g->external &&
+	    kerf_state_leaving(&w->st, g->id, NULL) == 0)
+		for (size_t k = 0; k < nr; k++)
+			v[k]->evicting = true;
 	id = 0;
 	goto out;
 refused:
@@ -330,7 +337,7 @@ static int maybe_ack(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	int64_t asked;
 	int rc;
 
-	if (!cw || cw->preempt_deadline_ms <= 0)
+	if (!cw || cw->preempt_deadline_ms <= 0 || cw->leaving)
 		return 0;
 	/* the request was made a grace before its deadline */
 	asked = cw->preempt_deadline_ms - w->st.classes.c[cw->class_idx].checkpoint_grace_ms;

@@ -234,10 +234,9 @@ static int pod_create(struct kerf_ta_ctx *c, json_t *pod)
 		json_array_append_new(tols, json_pack("{sssssssi}", "key",
 			"node.kubernetes.io/unreachable", "operator", "Exists",
 			"effect", "NoExecute", "tolerationSeconds", 300));
-	set_default(spec, "priority", json_integer(0));
+	if (kerf_ta_pod_priority(c, pod, spec) < 0)
+		return -1;
 	set_default(spec, "enableServiceLinks", json_true());
-	set_default(spec, "preemptionPolicy",
-		    json_string("PreemptLowerPriority"));
 	status = json_object();
 	json_object_set_new(status, "phase", json_string("Pending"));
 	json_object_set_new(status, "qosClass", json_string(qos_class(spec)));

@@ -199,6 +199,10 @@ void kerf_ta_make_key(char *out, size_t size, const char *ns,
 		      const char *name);
 void kerf_ta_new_uid(struct kerf_testapi_store *st, char out[37]);
 
+/* -- priority.c -- */
+/* The Priority admission plugin on a pod being created (0, or answered). */
+int kerf_ta_pod_priority(struct kerf_ta_ctx *c, json_t *pod, json_t *spec);
+
 /* -- util.c -- */
 const char *kerf_ta_param(const struct kerf_ta_req *rq, const char *key);
 void kerf_ta_now(char out[32]);

@@ -177,6 +177,48 @@ static void test_store_access_and_watch(void **state)
 	kerf_testapi_stop(ta);
 }
 
+/* The Priority admission plugin, as a real server runs it on pod create. */
+static void test_priority_admission(void **state)
+{
+	struct kerf_testapi *ta = start(0);
+	static const char pc[] =
+		"{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+		"\"metadata\":{\"name\":\"hi\"},\"value\":1000,\"preemptionPolicy\":\"Never\"}";
+	static const char p_hi[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"h\"},"
+		"\"spec\":{\"priorityClassName\":\"hi\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
+	static const char p_nope[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"n\"},"
+		"\"spec\":{\"priorityClassName\":\"nope\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
+	static const char p_lie[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"l\"},"
+		"\"spec\":{\"priorityClassName\":\"hi\",\"priority\":5,\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}";
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(req(ta, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+			     "application/json", pc, strlen(pc), NULL), 201);
+	assert_int_equal(req(ta, "POST", "/api/v1/namespaces/default/pods",
+			     "application/json", p_hi, strlen(p_hi), &out), 201);
+	assert_non_null(strstr(out, "\"priority\":1000"));
+	assert_non_null(strstr(out, "\"preemptionPolicy\":\"Never\""));
+	free(out);
+	assert_int_equal(req(ta, "POST", "/api/v1/namespaces/default/pods",
+			     "application/json", p_nope, strlen(p_nope), &out), 403);
+	assert_non_null(strstr(out, "pods \\\"n\\\" is forbidden: no PriorityClass with name nope was found"));
+	free(out);
+	assert_int_equal(req(ta, "POST", "/api/v1/namespaces/default/pods",
+			     "application/json", p_lie, strlen(p_lie), &out), 403);
+	assert_non_null(strstr(out, "the integer value of priority (5) must not be provided"));
+	free(out);
+	/* no class: priority 0 */
+	assert_int_equal(req(ta, "POST", "/api/v1/namespaces/default/pods",
+			     "application/json", pod, strlen(pod), &out), 201);
+	assert_non_null(strstr(out, "\"priority\":0"));
+	free(out);
+	kerf_testapi_stop(ta);
+}
+
 static void test_stop_ends_watches(void **state)
 {
 	struct kerf_testapi *ta = start(0);
@@ -193,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_store_access_and_watch),
 		cmocka_unit_test(test_stop_ends_watches),
+		cmocka_unit_test(test_priority_admission),
 	};
 	int rc;
 

@@ -39,6 +39,7 @@ struct ps {
 	char ann[256];              /* extra annotations, JSON members */
 	const char *spec;           /* extra spec members */
 	int created_s;
+	bool terminating;           /* metadata.deletionTimestamp set */
 };
 
 static json_t *parse(const char *text)
@@ -85,11 +86,12 @@ static void pod_json(const struct ps *p, char *text, size_t size)
 		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), ",%s", p->spec);
 	snprintf(text, size,
 		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"uid\":\"uid-%s-%s\","
-		 "\"creationTimestamp\":\"2026-01-01T00:%02d:%02dZ\",\"labels\":{%s},"
+		 "\"creationTimestamp\":\"2026-01-01T00:%02d:%02dZ\",%s\"labels\":{%s},"
 		 "\"annotations\":{%s}},\"spec\":{%s,\"containers\":[{\"name\":\"c\","
 		 "\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"%s}}}]},"
 		 "\"status\":{\"phase\":\"%s\"}}",
 		 p->name, p->ns, p->ns, p->name, p->created_s / 60 % 60, p->created_s % 60,
+		 p->terminating ? "\"deletionTimestamp\":\"2026-01-01T00:00:20Z\"," : "",
 		 labels, ann, spec, res, p->phase ? p->phase : "Pending");
 }
 
@@ -563,12 +565,57 @@ static void test_preempt(void **state)
 	assert_int_equal(a.a[0].kind, KERF_ACT_EVICT);
 	assert_string_equal(a.a[0].name, "low");
 	assert_non_null(strstr(a.a[0].message, "preempted"));
-	assert_non_null(find(&a, KERF_ACT_BIND, "high"));
-	/* the evicted pod is never placed again; its deletion is quiet */
+	/* evicted but still there: its GPUs are not given to high yet */
+	assert_null(find(&a, KERF_ACT_BIND, "high"));
+	{
+		struct kerf_actions told;
+		struct kerf_err err = { 0 };
+
+		/* a disruption budget refuses: high's pods are told, once */
+		kerf_actions_init(&told);
+		assert_int_equal(kerf_world_eviction_refused(w, "a", "low", "budget says no", 10,
+							     &told, &err), 0);
+		assert_int_equal(told.nr, 1);
+		assert_string_equal(told.a[0].name, "high");
+		assert_non_null(strstr(told.a[0].message, "refused for now (budget says no)"));
+		kerf_actions_clear(&told);
+		assert_int_equal(kerf_world_eviction_refused(w, "a", "low", "budget says no", 10,
+							     &told, &err), 0);
+		assert_int_equal(told.nr, 0);
+		/* a pod kerf does not know: nothing to tell */
+		assert_int_equal(kerf_world_eviction_refused(w, "a", "nobody", "x", 10,
+							     &told, &err), 0);
+		assert_int_equal(told.nr, 0);
+		kerf_actions_release(&told);
+	}
+	/* terminating: still held; never placed again, its updates quiet */
+	low.terminating = true;
 	pod_set(w, &low, T0 + 15000);
+	{
+		/* a restart now: the terminating pod is adopted, leaving */
+		struct kerf_world *w2 = cluster(1, 0, KERF_QTY_INF);
+		struct kerf_actions b;
+
+		kerf_actions_init(&b);
+		pod_set(w2, &low, T0 + 15000);
+		pod_set(w2, &high, T0 + 15000);
+		cycle(w2, T0 + 16000, &b);
+		assert_null(find(&b, KERF_ACT_BIND, "high"));
+		assert_int_equal(count(&b, KERF_ACT_PREEMPT, NULL), 0);
+		pod_del(w2, "a", "low", T0 + 17000);
+		cycle(w2, T0 + 18000, &b);
+		assert_non_null(find(&b, KERF_ACT_BIND, "high"));
+		kerf_actions_release(&b);
+		kerf_world_free(w2);
+	}
 	cycle(w, T0 + 16000, &a);
-	assert_int_equal(a.nr, 0);
+	assert_null(find(&a, KERF_ACT_BIND, "high"));
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 0);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	/* gone: high takes its GPUs */
 	pod_del(w, "a", "low", T0 + 17000);
+	cycle(w, T0 + 18000, &a);
+	assert_non_null(find(&a, KERF_ACT_BIND, "high"));
 	kerf_actions_release(&a);
 	kerf_world_free(w);
 }
