@@ -332,7 +332,8 @@ static bool plan_retry(struct kerf_kube_client *c, struct kreq *r, CURLcode cc,
 	uint64_t delay;
 
 	if (r->watch || !kerf_kube_class_is_retryable(resp->class) ||
-	    resp->err == -KERF_ELIMIT || (r->flags & KERF_KUBE_REQ_NO_RETRY))
+	    resp->err == -KERF_ELIMIT || (r->flags & KERF_KUBE_REQ_NO_RETRY) ||
+	    (resp->http_status == 429 && (r->flags & KERF_KUBE_REQ_OWN_429)))
 		return false;
 	if (!is_idempotent(r) && !(r->flags & KERF_KUBE_REQ_RETRYABLE) &&
 	    !never_sent)

@@ -32,6 +32,12 @@ enum kerf_kube_req_flags {
 	KERF_KUBE_REQ_RETRYABLE = 1u << 0,
 	/* Never retry, whatever the method. */
 	KERF_KUBE_REQ_NO_RETRY = 1u << 1,
+	/*
+	 * A 429 is an answer for the caller, not a retry (the Eviction API's
+	 * "would violate the pod's disruption budget": the caller says why
+	 * and asks again itself); other failures retry as the flags say.
+	 */
+	KERF_KUBE_REQ_OWN_429 = 1u << 2,
 };
 
 struct kerf_kube_request {

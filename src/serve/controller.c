@@ -402,7 +402,9 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			c->st.evictions_blocked++;
 			retry_eviction(c, s->ns, s->name, c->now_ms + 1000 * retry_s);
 			kerf_actions_clear(&c->told);
-			if (kerf_world_eviction_refused(c->w, s->ns, s->name, resp->msg,
+			if (kerf_world_eviction_refused(c->w, s->ns, s->name,
+							resp->status.decoded && resp->status.message[0]
+							? resp->status.message : resp->msg,
 							retry_s, &c->told, &err) < 0)
 				note_error(c, "eviction refused", err.msg);
 			for (size_t i = 0; i < c->told.nr; i++)
@@ -567,7 +569,8 @@ static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a
 		rc = kerf_kreq_eviction(&r, a->ns, a->name, -1, &err);
 		if (rc == 0) {
 			c->st.evictions_sent++;
-			send(c, &r, KERF_ACT_EVICT, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+			send(c, &r, KERF_ACT_EVICT, a->ns, a->name,
+			     KERF_KUBE_REQ_RETRYABLE | KERF_KUBE_REQ_OWN_429);
 		}
 		break;
 	}

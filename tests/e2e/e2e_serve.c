@@ -10,8 +10,12 @@
  *
  * Scenarios: a 4-pod gang bound together (never part of it), a gang over
  * its tenant's quota pending with the reason in PodScheduled, pods of
- * another scheduler holding GPUs that kerf then leaves alone, and a
- * restarted kerf serve that adopts what runs and binds nothing twice.
+ * another scheduler holding GPUs that kerf then leaves alone, a restarted
+ * kerf serve that adopts what runs and binds nothing twice, a preemption
+ * through the checkpoint handshake and the Eviction API held back by a
+ * PodDisruptionBudget (the preemptor told why, the victim's GPUs never
+ * given while it terminates), and a Tenant's quota raised live.
+ * E2E_DEBUG=1 prints the PodScheduled messages it waits on.
  * Ends with "N passed, N failed"; exit 1 on any failure.
  */
 #include <stdarg.h>
@@ -118,21 +122,88 @@ static void node(const char *name, int gpus)
 	}
 }
 
+struct podspec {
+	const char *gang;            /* label kerf.io/gang; NULL */
+	int size;                    /* annotation kerf.io/gang-size */
+	int gpus;
+	const char *scheduler;
+	const char *pclass;          /* spec.priorityClassName; NULL */
+	int grace_s;                 /* terminationGracePeriodSeconds */
+	const char *role;            /* label kerf-e2e/role; NULL */
+};
+
+static long pod_with(const char *ns, const char *name, const struct podspec *ps)
+{
+	char path[256], labels[256] = "", ann[128] = "", spec[128] = "";
+
+	if (ps->gang || ps->role)
+		snprintf(labels, sizeof(labels), ",\"labels\":{%s%s%s%s%s%s%s}",
+			 ps->gang ? "\"kerf.io/gang\":\"" : "", ps->gang ? ps->gang : "",
+			 ps->gang ? "\"" : "", ps->gang && ps->role ? "," : "",
+			 ps->role ? "\"kerf-e2e/role\":\"" : "", ps->role ? ps->role : "",
+			 ps->role ? "\"" : "");
+	if (ps->gang)
+		snprintf(ann, sizeof(ann), ",\"annotations\":{\"kerf.io/gang-size\":\"%d\"}",
+			 ps->size);
+	if (ps->pclass)
+		snprintf(spec, sizeof(spec), "\"priorityClassName\":\"%s\",", ps->pclass);
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", ns);
+	return post(path,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"%s%s},"
+		    "\"spec\":{%s\"schedulerName\":\"%s\",\"terminationGracePeriodSeconds\":%d,"
+		    "\"containers\":[{\"name\":\"c\",\"image\":\"busybox:1.36\","
+		    "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"%d\"}}}]}}",
+		    name, labels, ann, spec, ps->scheduler, ps->grace_s, ps->gpus);
+}
+
 static long pod(const char *ns, const char *name, const char *gang, int size,
 		int gpus, const char *scheduler)
 {
-	char path[256], meta[256] = "";
+	return pod_with(ns, name, &(struct podspec){ .gang = gang, .size = size,
+						     .gpus = gpus, .scheduler = scheduler });
+}
 
-	if (gang)
-		snprintf(meta, sizeof(meta),
-			 ",\"labels\":{\"kerf.io/gang\":\"%s\"},\"annotations\":{\"kerf.io/gang-size\":\"%d\"}",
-			 gang, size);
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", ns);
-	return post(path,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"%s},"
-		    "\"spec\":{\"schedulerName\":\"%s\",\"terminationGracePeriodSeconds\":0,\"containers\":[{\"name\":\"c\",\"image\":\"busybox:1.36\","
-		    "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"%d\"}}}]}}",
-		    name, meta, scheduler, gpus);
+/* Play the kubelet: the pod runs. */
+static void pod_running(const char *ns, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, name);
+	api("PATCH", path, "application/merge-patch+json",
+	    "{\"status\":{\"phase\":\"Running\"}}", NULL);
+}
+
+/* Play the kubelet: a pod being deleted is gone (grace 0). */
+static void pod_gone(const char *ns, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+	api("DELETE", path, "application/json",
+	    "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":0}", NULL);
+}
+
+/* The pod's annotation key ("" none, NULL when the pod is gone), into out. */
+static const char *pod_annotation(const char *ns, const char *name, const char *key,
+				  char *out, size_t size, bool *terminating)
+{
+	char path[256];
+	json_t *p = NULL;
+	const char *v;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+	if (api("GET", path, NULL, NULL, &p) != 200) {
+		json_decref(p);
+		return NULL;
+	}
+	v = json_string_value(json_object_get(json_object_get(json_object_get(p, "metadata"),
+								"annotations"), key));
+	snprintf(out, size, "%s", v ? v : "");
+	if (terminating)
+		*terminating = json_object_get(json_object_get(p, "metadata"),
+					       "deletionTimestamp") != NULL;
+	json_decref(p);
+	return out;
 }
 
 /* The node a pod is bound to ("" when none) and its PodScheduled message. */
@@ -203,6 +274,8 @@ static bool says(void *arg)
 	char node[256], msg[512];
 
 	pod_state(a->ns, a->name, node, sizeof(node), msg, sizeof(msg));
+	if (getenv("E2E_DEBUG"))
+		fprintf(stderr, "%lld %s: %s\n", (long long)wall_ms(), a->name, msg);
 	return strstr(msg, a->text) != NULL;
 }
 
@@ -354,6 +427,13 @@ int main(int argc, char **argv)
 		pod(ns, "gang-3", "gang", 4, 4, "kerf");
 		w.bound = 4;
 		check(run_until(bound_is, &w, 10000), "the 4th pod: all four bound");
+		/* the kubelet's part: they run (work that a preemption would lose) */
+		for (int i = 0; i < 4; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "gang-%d", i);
+			pod_running(ns, name);
+		}
 	}
 
 	/* 2. a gang over its tenant's quota: pending, the reason in the condition */
@@ -407,12 +487,114 @@ int main(int argc, char **argv)
 		printf("# solo-1: %s\n", msg);
 	if (kerf_controller_stats(ctl)->last_error[0])
 		printf("# last error: %s\n", kerf_controller_stats(ctl)->last_error);
+
+	/*
+	 * 5. preemption through the checkpoint handshake and the Eviction
+	 * API, held back by a PodDisruptionBudget.  The victim: 2 GPUs of
+	 * priority 0 (kerf's preemptible class) with a 30 s grace, so that it
+	 * stays Terminating after its eviction until the kubelet (this suite)
+	 * says it is gone; its GPUs must not be given before.
+	 */
+	{
+		char path[256], ann[128];
+		bool terminating = false;
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/solo-1", ns);
+		api("DELETE", path, NULL, NULL, NULL);
+		for (int i = 0; i < 100 && api("GET", path, NULL, NULL, NULL) != 404; i++)
+			turn(50);
+		pod_with(ns, "victim-0", &(struct podspec){ .gpus = 2, .scheduler = "kerf",
+							    .grace_s = 30, .role = "victim" });
+		run_until(bound_is, &(struct want){ ns, "victim", 1, 1 }, 15000);
+		pod_state(ns, "victim-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		check(!strcmp(node_name, "kerf-e2e-node-3"), "the victim-to-be runs beside the other scheduler's pod");
+		pod_running(ns, "victim-0");
+		post("/apis/scheduling.k8s.io/v1/priorityclasses",
+		     "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+		     "\"metadata\":{\"name\":\"kerf-e2e-normal\"},\"value\":100,"
+		     "\"description\":\"kerf e2e: kerf's normal class\"}");
+		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns);
+		post(path, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\","
+			   "\"metadata\":{\"name\":\"victim\"},\"spec\":{\"minAvailable\":1,"
+			   "\"selector\":{\"matchLabels\":{\"kerf-e2e/role\":\"victim\"}}}}");
+		/* let the informers see both before the preemptor comes */
+		for (int i = 0; i < 20; i++)
+			turn(20);
+		pod_with(ns, "urgent-0", &(struct podspec){ .gpus = 2, .scheduler = "kerf",
+							    .pclass = "kerf-e2e-normal" });
+		for (int i = 0; i < 100 && pod_annotation(ns, "victim-0", "kerf.io/preempt-at", ann,
+							 sizeof(ann), NULL) && !ann[0]; i++)
+			turn(100);
+		check(ann[0] != '\0', "a higher class asks the victim to checkpoint (kerf.io/preempt-at)");
+		printf("# preempt-at: %s\n", ann);
+		/* the workload checkpointed: it says so */
+		{
+			char now[32], body[256];
+			time_t t;
+
+			/* RFC 3339 has whole seconds: one after the request */
+			for (int i = 0; i < 11; i++)
+				turn(100);
+			t = time(NULL);
+
+			strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+			snprintf(body, sizeof(body),
+				 "{\"metadata\":{\"annotations\":{\"kerf.io/checkpoint-done\":\"%s\"}}}", now);
+			snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/victim-0", ns);
+			api("PATCH", path, "application/merge-patch+json", body, NULL);
+		}
+		run_until(says, &(struct says_arg){ ns, "urgent-0", "refused for now" }, 15000);
+		pod_state(ns, "urgent-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		pod_annotation(ns, "victim-0", "kerf.io/preempt-at", ann, sizeof(ann), &terminating);
+		check(!node_name[0] && !terminating && strstr(msg, "refused for now"),
+		      "a PodDisruptionBudget refuses the eviction: the preemptor waits, told why");
+		if (msg[0])
+			printf("# urgent-0: %s\n", msg);
+		printf("# evictions sent %llu, refused %llu; last error: %s\n",
+		       (unsigned long long)kerf_controller_stats(ctl)->evictions_sent,
+		       (unsigned long long)kerf_controller_stats(ctl)->evictions_blocked,
+		       kerf_controller_stats(ctl)->last_error);
+		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets/victim", ns);
+		api("DELETE", path, NULL, NULL, NULL);
+		/* asked again after the refusal's Retry-After (10 s without one) */
+		for (int i = 0; i < 250 && pod_annotation(ns, "victim-0", "kerf.io/preempt-at", ann,
+							 sizeof(ann), &terminating) && !terminating; i++)
+			turn(100);
+		pod_state(ns, "urgent-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		check(terminating && !node_name[0],
+		      "the budget gone, the victim is evicted; its GPUs are not given while it terminates");
+		for (int i = 0; i < 20; i++)
+			turn(50);
+		pod_state(ns, "urgent-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		check(!node_name[0], "still not given a second later");
+		pod_gone(ns, "victim-0");
+		run_until(bound_is, &(struct want){ ns, "urgent", 1, 1 }, 10000);
+		pod_state(ns, "urgent-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		check(!strcmp(node_name, "kerf-e2e-node-3"), "the victim gone, the preemptor is bound in its place");
+		check(count_bound(ns, "gang", 4) == 4, "the gang was not touched");
+	}
+
+	/* 6. a Tenant edited live: its gang over quota is admitted */
+	{
+		node("kerf-e2e-node-4", 8);
+		for (int i = 0; i < 30; i++)
+			turn(50);
+		check(count_bound(ns_b, "big", 2) == 0, "room alone does not admit a gang over its quota");
+		api("PATCH", "/apis/kerf.io/v1alpha1/tenants/kerf-e2e-b", "application/merge-patch+json",
+		    "{\"spec\":{\"quotas\":[{\"flavor\":\"nvidia-h100-80gb-hbm3\",\"nominal\":\"4\",\"borrowingLimit\":\"0\"}]}}",
+		    NULL);
+		check(run_until(bound_is, &(struct want){ ns_b, "big", 2, 2 }, 10000),
+		      "the Tenant's quota raised live: the gang is bound whole");
+	}
+	if (kerf_controller_stats(ctl)->last_error[0])
+		printf("# last error: %s\n", kerf_controller_stats(ctl)->last_error);
 	controller_stop();
 
 	/* clean up what the suite made (a real cluster keeps it otherwise) */
 	api("DELETE", "/api/v1/namespaces/kerf-e2e-a", NULL, NULL, NULL);
 	api("DELETE", "/api/v1/namespaces/kerf-e2e-b", NULL, NULL, NULL);
-	for (int i = 1; i <= 3; i++) {
+	api("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/kerf-e2e-normal", NULL, NULL, NULL);
+	for (int i = 1; i <= 4; i++) {
 		char path[128];
 
 		snprintf(path, sizeof(path), "/api/v1/nodes/kerf-e2e-node-%d", i);

@@ -153,7 +153,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn,
 	else
 		n = seen_count++;
 	pthread_mutex_unlock(&mu);
-	if (strcmp(url, "/api/v1/429") == 0 && n == 0)
+	if ((strcmp(url, "/api/v1/429") == 0 && n == 0) ||
+	    strcmp(url, "/api/v1/always429") == 0)
 		return reply(conn, 429, status_429, "1");
 	if (strcmp(url, "/api/v1/503") == 0 && (n < 2 || strcmp(method, "POST") == 0))
 		return reply(conn, 503, status_503, NULL);
@@ -445,6 +446,35 @@ static void test_429_retry_after_honoured(void **state)
 	kerf_kube_config_release(&cfg);
 }
 
+/* KERF_KUBE_REQ_OWN_429: the caller gets the 429 (an eviction's budget). */
+static void test_429_own(void **state)
+{
+	struct kerf_kube_config cfg;
+	struct kerf_kube_client *c;
+	struct result r;
+	struct kerf_kube_request req = {
+		.method = "POST", .path = "/api/v1/always429",
+		.content_type = "application/json", .body = "{}", .body_len = 2,
+		.flags = KERF_KUBE_REQ_RETRYABLE | KERF_KUBE_REQ_OWN_429,
+	};
+
+	(void)state;
+	if (!have_certs)
+		skip();
+	base_config(&cfg, &ca);
+	c = client_for(&cfg, NULL);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kerf_kube_client_request(c, &req, on_done, &r, NULL), 0);
+	run_until_done(c, &r, 1);
+	assert_int_equal(r.resp.http_status, 429);
+	assert_int_equal(r.resp.attempts, 1);
+	assert_int_equal(r.resp.retry_after_s, 1);
+	assert_string_equal(r.resp.status.message, "slow down");
+	assert_int_equal(kerf_kube_client_counters(c)->retries, 0);
+	kerf_kube_client_free(c);
+	kerf_kube_config_release(&cfg);
+}
+
 static void test_503_retried_post_not(void **state)
 {
 	struct kerf_kube_config cfg;
@@ -636,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_tls_server_name),
 		cmocka_unit_test(test_client_cert_from_data),
 		cmocka_unit_test(test_429_retry_after_honoured),
+		cmocka_unit_test(test_429_own),
 		cmocka_unit_test(test_503_retried_post_not),
 		cmocka_unit_test(test_watch_lines_across_chunks),
 		cmocka_unit_test(test_rate_limit_applied),
