@@ -495,6 +495,16 @@ size_t kerf_informer_size(const struct kerf_informer *inf)
 	return inf->store.nr_entries;
 }
 
+void *kerf_informer_at(const struct kerf_informer *inf, size_t i,
+		       const char **key)
+{
+	if (i >= inf->store.nr_entries)
+		return NULL;
+	if (key)
+		*key = inf->store.entries[i]->key;
+	return inf->store.entries[i]->obj;
+}
+
 const char *kerf_informer_resource_version(const struct kerf_informer *inf)
 {
 	return inf->rv;

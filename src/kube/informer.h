@@ -124,6 +124,10 @@ void *kerf_informer_get(const struct kerf_informer *inf, const char *key);
 
 size_t kerf_informer_size(const struct kerf_informer *inf);
 
+/* The i-th cached object (i < size; no order) and its key, or NULL. */
+void *kerf_informer_at(const struct kerf_informer *inf, size_t i,
+		       const char **key);
+
 /* The resourceVersion the next watch starts from ("" before a list). */
 const char *kerf_informer_resource_version(const struct kerf_informer *inf);
 

@@ -165,11 +165,41 @@ static void node_free(void *arg, void *obj)
 	free(obj);
 }
 
+static void tenant_set(void *arg, const char *key, void *obj);
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A GPU model came: a Tenant's quota for that flavor was left out while
+ * no node had it (kobj/tenant: unresolved), so every Tenant is set again,
+ * in name order.
+ */
+static void tenants_again(struct kerf_controller *c)
+{
+	size_t nr = kerf_informer_size(c->inf[INF_TENANTS]);
+	const char **keys = calloc(nr + 1, sizeof(*keys));
+
+	if (!keys) {
+		note_error(c, "tenant", "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < nr; i++)
+		kerf_informer_at(c->inf[INF_TENANTS], i, &keys[i]);
+	qsort(keys, nr, sizeof(*keys), by_str);
+	for (size_t i = 0; i < nr; i++)
+		tenant_set(c, keys[i], kerf_informer_get(c->inf[INF_TENANTS], keys[i]));
+	free(keys);
+}
+
 static void node_set(void *arg, const char *key, void *obj)
 {
 	struct kerf_controller *c = arg;
 	struct kerf_err err = { 0 };
 	struct kerf_knode copy;
+	size_t models = kerf_world_state(c->w)->cluster.nr_models;
 
 	(void)key;
 	c->dirty = true;
@@ -178,6 +208,8 @@ static void node_set(void *arg, const char *key, void *obj)
 		c->st.world_errors++;
 		note_error(c, "node", err.msg[0] ? err.msg : "out of memory");
 	}
+	if (kerf_world_state(c->w)->cluster.nr_models > models)
+		tenants_again(c);
 }
 
 static void node_update(void *arg, const char *key, void *old_obj, void *new_obj)

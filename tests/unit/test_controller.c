@@ -188,10 +188,56 @@ static void test_waits_for_the_lease(void **state)
 	kerf_kube_fake_free(f);
 }
 
+/*
+ * A Tenant's quota names a GPU model no node has shown yet (its nodes are
+ * listed after it): the quota must hold once they come, not be lost.
+ */
+static void test_tenant_before_its_nodes(void **state)
+{
+	static const char *quota =
+		"{\"kind\":\"TenantList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+		"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"team-a\",\"uid\":\"t1\",\"resourceVersion\":\"14\",\"generation\":1},"
+		"\"spec\":{\"weight\":1,\"quotas\":[{\"flavor\":\"h100\",\"nominal\":\"8\",\"borrowingLimit\":\"0\"}]}}]}";
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	make_pods();
+	/* the first nodes list fails: the tenants come first */
+	kerf_kube_fake_fail_nth(f, 1, 500, 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, quota), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	for (int i = 0; i < 40 && !kerf_controller_synced(c); i++) {
+		now += 1000;
+		kerf_kube_fake_set_now(f, (uint64_t)now);
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	/* 16 GPUs over a quota of 8 on h100: nothing bound, told why */
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	assert_true(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-0/status") >= 1);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gang_bound_whole),
+		cmocka_unit_test(test_tenant_before_its_nodes),
 		cmocka_unit_test(test_waits_for_the_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
