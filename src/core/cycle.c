@@ -147,7 +147,7 @@ static void tenant_shares(struct cycle_ctx *x)
 
 			if (cap->v[i] <= 0)
 				continue;
-			eff = tn->usage.v[i] / 2 + st->usage_avg[t].v[i] / 2;
+			eff = tn->usage.v[i] / 2 + (st->usage_avg[t].v[i] >> 16) / 2;
 			s = (int64_t)((__int128)eff * 1000000 / cap->v[i]);
 			if (s > best)
 				best = s;

@@ -53,8 +53,8 @@ void kerf_persist_release(struct kerf_persist *p)
 
 /* --- export ---------------------------------------------------------- */
 
-static int export_tenant(const struct kerf_state *st, int t,
-			 struct kerf_persist_tenant *x)
+int kerf_state_export_tenant(const struct kerf_state *st, int t,
+			     struct kerf_persist_tenant *x)
 {
 	const struct kerf_tenant *tn = &st->tenants.t[t];
 
@@ -187,7 +187,7 @@ int kerf_state_export(const struct kerf_state *st, const struct kerf_sched *s,
 		rc = -KERF_ENOMEM;
 	for (size_t t = 1; t < st->tenants.nr && rc == 0; t++)
 		if (!st->tenants.t[t].removed)
-			rc = export_tenant(st, (int)t, &p->tenants[p->nr_tenants++]);
+			rc = kerf_state_export_tenant(st, (int)t, &p->tenants[p->nr_tenants++]);
 	for (size_t i = 0; i < st->nr_wl && rc == 0; i++)
 		rc = export_workload(st, st->wl[i], &p->workloads[p->nr_workloads++]);
 	if (rc == 0 && st->reserver_id) {
@@ -388,6 +388,22 @@ static int dim_index(const struct kerf_state *st, const char *name)
 			return i;
 	}
 	return -1;
+}
+
+static void import_tenant(struct kerf_state *st, const struct kerf_persist_tenant *x);
+
+int kerf_state_import_tenant(struct kerf_state *st,
+			     const struct kerf_persist_tenant *x,
+			     struct kerf_err *err)
+{
+	int rc = check_tenant(x, 0, err);
+
+	if (rc < 0)
+		return rc;
+	if (kerf_tenants_find(&st->tenants, x->name) <= KERF_TENANT_ROOT)
+		return kerf_err_set(err, -KERF_ENOTFOUND, "tenant '%s': not known", x->name);
+	import_tenant(st, x);
+	return 0;
 }
 
 static void import_tenant(struct kerf_state *st, const struct kerf_persist_tenant *x)

@@ -142,4 +142,16 @@ int kerf_persist_validate(const struct kerf_persist *p, struct kerf_err *err);
 int kerf_state_import(struct kerf_state *st, struct kerf_sched *s,
 		      const struct kerf_persist *p, struct kerf_err *err);
 
+/*
+ * One tenant's accumulators (fair-share usage history, budget), as
+ * kerf serve keeps them in a Tenant's status: x's name and usage_avg are
+ * malloc'd (free both; -KERF_ENOMEM).  Imported into a live state: the
+ * tenant must exist; validated first, nothing changes on error.
+ */
+int kerf_state_export_tenant(const struct kerf_state *st, int t,
+			     struct kerf_persist_tenant *x);
+int kerf_state_import_tenant(struct kerf_state *st,
+			     const struct kerf_persist_tenant *x,
+			     struct kerf_err *err);
+
 #endif /* KERF_CORE_PERSIST_H */

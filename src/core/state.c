@@ -166,10 +166,12 @@ void kerf_state_age(struct kerf_state *st, int64_t now_ms)
 	f = decay_q16(dt, st->half_life_ms);
 	for (size_t t = 0; t < st->tenants.nr; t++)
 		for (int i = 0; i < st->tenants.nr_res; i++) {
-			int64_t a = st->usage_avg[t].v[i];
-			int64_t u = st->tenants.t[t].usage.v[i];
+			__int128 a = st->usage_avg[t].v[i];
+			__int128 u = (__int128)st->tenants.t[t].usage.v[i] << 16;
+			__int128 x = (a * f + u * (65536 - f)) >> 16;
 
-			st->usage_avg[t].v[i] = (a * f + u * (65536 - f)) >> 16;
+			st->usage_avg[t].v[i] = x > KERF_USAGE_AVG_MAX ? KERF_USAGE_AVG_MAX
+								: (int64_t)x;
 		}
 	st->avg_at_ms = now_ms;
 }

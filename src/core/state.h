@@ -60,6 +60,9 @@ struct kerf_notice {
 
 enum { KERF_NOTICES = 256 };           /* the last ones kept */
 
+/* usage_avg's ceiling (persisted amounts stay within 2^62) */
+#define KERF_USAGE_AVG_MAX ((int64_t)1 << 62)
+
 struct kerf_state {
 	struct kerf_cluster cluster;   /* owned */
 	struct kerf_tenants tenants;   /* owned */
@@ -72,7 +75,12 @@ struct kerf_state {
 	uint32_t next_id;              /* ids start at 1 */
 	uint64_t next_seq;             /* submission order, persisted */
 	/* fairness: usage averaged over time, per tenant */
-	struct kerf_res *usage_avg;    /* one per tenant slot */
+	/*
+	 * One per tenant slot, in 1/65536 of the usage unit: a controller
+	 * ages it every second, and a second's share of an hour's half-life
+	 * is far below one unit.
+	 */
+	struct kerf_res *usage_avg;
 	size_t alloc_usage_avg;
 	int64_t avg_at_ms;
 	int64_t half_life_ms;          /* of the usage history */

@@ -16,6 +16,7 @@
 #include "kobj/tenant.h"
 #include "kobj/time.h"
 #include "kube/informer.h"
+#include "serve/tenant_status.h"
 #include "serve/tenants.h"
 
 enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PODS, NR_INF };
@@ -60,18 +61,24 @@ struct kerf_controller {
 	struct kerf_map writes;     /* "ns/name" -> struct pod_writes */
 	struct retry *retries;
 	size_t nr_retries, alloc_retries;
+	/* Tenant status: the body last sent per tenant (name -> hash) */
+	struct kerf_map status_sent;
+	struct sent *sent;          /* requests in flight (cancelled on free) */
+	int64_t last_status_ms;
 	struct kerf_controller_stats st;
 };
 
 /* What a request in flight was, for its answer. */
 struct sent {
 	struct kerf_controller *c;
+	uint64_t id;                /* of the client, to cancel it */
+	struct sent *prev, *next;   /* the controller's requests in flight */
 	uint8_t kind;               /* enum kerf_action_kind, 0: lease, 99: event */
 	char ns[64];
 	char name[254];
 };
 
-enum { SENT_LEASE = 0, SENT_EVENT = 99 };
+enum { SENT_LEASE = 0, SENT_TENANT_STATUS = 98, SENT_EVENT = 99 };
 
 static void note_error(struct kerf_controller *c, const char *what,
 		       const char *msg)
@@ -309,21 +316,23 @@ static void ns_delete(void *arg, const char *key, void *old_obj)
 static void *tenant_decode(void *arg, const json_t *obj)
 {
 	struct kerf_controller *c = arg;
-	struct kerf_kobj_tenant *t = malloc(sizeof(*t));
 	struct kerf_err err = { 0 };
+	struct kerf_ctenant *ct = kerf_ctenant_decode(obj, &err);
 
-	if (t && kerf_kobj_tenant_decode(obj, t, &err) == 0)
-		return t;
+	if (ct) {
+		if (ct->status_error[0])
+			note_error(c, "tenant status (rewritten)", ct->status_error);
+		return ct;
+	}
 	c->st.objects_refused++;
-	note_error(c, "tenant", t ? err.msg : "out of memory");
-	free(t);
+	note_error(c, "tenant", err.msg);
 	return NULL;
 }
 
 static void tenant_free(void *arg, void *obj)
 {
 	(void)arg;
-	free(obj);
+	kerf_ctenant_free(obj);
 }
 
 static void tenant_set(void *arg, const char *key, void *obj)
@@ -333,7 +342,7 @@ static void tenant_set(void *arg, const char *key, void *obj)
 
 	(void)key;
 	c->dirty = true;
-	if (kerf_serve_tenant_set(c->w, obj, &err) < 0) {
+	if (kerf_serve_tenant_set(c->w, &((struct kerf_ctenant *)obj)->t, &err) < 0) {
 		c->st.world_errors++;
 		note_error(c, "tenant", err.msg);
 	}
@@ -351,6 +360,29 @@ static void answered(void *arg, const struct kerf_kube_response *resp);
 static bool ordered(uint8_t kind);
 static void write_done(struct kerf_controller *c, uint8_t kind, const char *ns,
 		       const char *name);
+
+/* s went out as id: it is in flight until answered or cancelled. */
+static void in_flight(struct kerf_controller *c, struct sent *s, uint64_t id)
+{
+	s->id = id;
+	s->prev = NULL;
+	s->next = c->sent;
+	if (c->sent)
+		c->sent->prev = s;
+	c->sent = s;
+	c->in_flight++;
+}
+
+static void landed(struct kerf_controller *c, struct sent *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->sent = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	c->in_flight--;
+}
 
 static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 		 const char *ns, const char *name, unsigned flags)
@@ -378,7 +410,7 @@ static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 		note_error(c, r->path, "could not be sent");
 		free(s);
 	} else {
-		c->in_flight++;
+		in_flight(c, s, id);
 	}
 	kerf_kreq_release(r);
 }
@@ -406,7 +438,7 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 	struct kerf_controller *c = s->c;
 	bool ok = resp->http_status >= 200 && resp->http_status < 300;
 
-	c->in_flight--;
+	landed(c, s);
 	switch (s->kind) {
 	case SENT_LEASE:
 		kerf_elector_answer(&c->el, c->now_ms, resp->http_status, resp->body);
@@ -650,10 +682,13 @@ int kerf_controller_new(const struct kerf_controller_opts *opts,
 		 opts->identity ? opts->identity : "kerf");
 	if (c->o.resync_ms <= 0)
 		c->o.resync_ms = 1000;
+	if (c->o.status_ms <= 0)
+		c->o.status_ms = 10000;
 	kerf_rng_seed(&c->rng, opts->seed);
 	kerf_actions_init(&c->acts);
 	kerf_actions_init(&c->told);
 	kerf_map_init(&c->writes, true);
+	kerf_map_init(&c->status_sent, true);
 	wc.scheduler_name = c->scheduler;
 	wc.policy = c->policy;
 	wc.seed = opts->seed;
@@ -684,6 +719,14 @@ void kerf_controller_free(struct kerf_controller *c)
 {
 	if (!c)
 		return;
+	/* what is in flight is not answered to a controller that is gone */
+	while (c->sent) {
+		struct sent *s = c->sent;
+
+		c->o.ops->cancel(c->o.ops->ctx, s->id);
+		landed(c, s);
+		free(s);
+	}
 	/* pods first: their deletes need the world, nodes and namespaces last */
 	for (int k = NR_INF - 1; k >= 0; k--)
 		kerf_informer_free(c->inf[k]);
@@ -694,6 +737,10 @@ void kerf_controller_free(struct kerf_controller *c)
 		if (c->writes.e[i].used == 1)
 			free(c->writes.e[i].val);
 	kerf_map_release(&c->writes);
+	for (size_t i = 0; i < c->status_sent.cap; i++)
+		if (c->status_sent.e[i].used == 1)
+			free(c->status_sent.e[i].val);
+	kerf_map_release(&c->status_sent);
 	free(c->retries);
 	free(c);
 }
@@ -791,7 +838,7 @@ static void send_lease(struct kerf_controller *c, struct kerf_kreq *r,
 		s->c = c;
 		s->kind = SENT_LEASE;
 		if (c->o.ops->request(c->o.ops->ctx, &req, answered, s, &id) == 0) {
-			c->in_flight++;
+			in_flight(c, s, id);
 			s = NULL;
 		}
 	}
@@ -847,6 +894,74 @@ static void evictions_due(struct kerf_controller *c, int64_t now_ms)
 	free(due);
 }
 
+/*
+ * Every Tenant's status.history into the core, once, when nodes,
+ * namespaces and tenants are known and before any pod is: a restarted or
+ * new leader keeps the fair-share history and the budgets.
+ */
+static void tenants_restore(struct kerf_controller *c)
+{
+	for (size_t i = 0; i < kerf_informer_size(c->inf[INF_TENANTS]); i++) {
+		const struct kerf_ctenant *ct = kerf_informer_at(c->inf[INF_TENANTS], i, NULL);
+		struct kerf_err err = { 0 };
+		int rc = ct ? kerf_ctenant_restore(c->w, ct, &err) : 0;
+
+		if (rc < 0) {
+			c->st.world_errors++;
+			note_error(c, "tenant history", err.msg);
+		}
+		c->st.tenants_restored += rc > 0;
+	}
+}
+
+/* Each Tenant's status, where it changed, every status interval. */
+static void tenants_write(struct kerf_controller *c, int64_t now_ms)
+{
+	const struct kerf_state *st = kerf_world_state(c->w);
+
+	if (now_ms - c->last_status_ms < c->o.status_ms)
+		return;
+	c->last_status_ms = now_ms;
+	for (size_t i = 0; i < kerf_informer_size(c->inf[INF_TENANTS]); i++) {
+		const char *key;
+		const struct kerf_ctenant *ct = kerf_informer_at(c->inf[INF_TENANTS], i, &key);
+		struct kerf_kreq r = { .method = "PATCH",
+				       .content_type = "application/merge-patch+json" };
+		uint64_t *sent, h;
+
+		if (!ct)
+			continue;
+		if (kerf_ctenant_status_patch(st, ct, &r.body) < 0) {
+			note_error(c, "tenant status", "out of memory");
+			return;
+		}
+		if (!r.body)
+			continue;
+		h = kerf_hash_str(r.body);
+		sent = kerf_map_get_str(&c->status_sent, key);
+		if (sent && *sent == h) {
+			kerf_kreq_release(&r);
+			continue;
+		}
+		if (!sent) {
+			char *k = malloc(sizeof(uint64_t) + strlen(key) + 1);
+
+			if (!k || kerf_map_put_str(&c->status_sent, strcpy(k + sizeof(uint64_t), key),
+						   k) < 0) {
+				free(k);
+				kerf_kreq_release(&r);
+				note_error(c, "tenant status", "out of memory");
+				return;
+			}
+			sent = (uint64_t *)(void *)k;
+		}
+		*sent = h;
+		snprintf(r.path, sizeof(r.path), "/apis/kerf.io/v1alpha1/tenants/%s/status", key);
+		c->st.tenant_status_sent++;
+		send(c, &r, SENT_TENANT_STATUS, NULL, key, KERF_KUBE_REQ_RETRYABLE);
+	}
+}
+
 int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 {
 	int64_t wait = c->o.resync_ms;
@@ -861,6 +976,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 	}
 	if (!c->pods_started &&
 	    kerf_informers_synced((struct kerf_informer *const *)c->inf, INF_PODS)) {
+		tenants_restore(c);
 		if (kerf_informer_start(c->inf[INF_PODS]) == 0)
 			c->pods_started = true;
 		else
@@ -891,6 +1007,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 		for (size_t i = 0; i < c->acts.nr; i++)
 			carry_out(c, &c->acts.a[i]);
 	}
+	tenants_write(c, now_ms);
 	return wait;
 }
 

@@ -31,6 +31,7 @@ struct kerf_controller_opts {
 	bool leader_elect;
 	struct kerf_elector_config lease;  /* with leader_elect */
 	int64_t resync_ms;                 /* cycle at least this often (1 s) */
+	int64_t status_ms;                 /* Tenant status at most this often (10 s) */
 	uint64_t seed;
 };
 
@@ -43,6 +44,8 @@ struct kerf_controller_stats {
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;
 	uint64_t requests_failed;
+	uint64_t tenant_status_sent;       /* Tenant /status patches */
+	uint64_t tenants_restored;         /* histories restored at start */
 	uint64_t objects_refused;          /* objects that did not decode */
 	uint64_t world_errors;             /* world calls that failed */
 	char last_error[256];

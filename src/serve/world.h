@@ -119,6 +119,12 @@ int kerf_world_tenant_set(struct kerf_world *w,
 			  const struct kerf_tenant_spec *spec,
 			  const char *parent_name, struct kerf_err *err);
 
+/* A tenant's accumulators, as persisted (core/persist.h), restored. */
+struct kerf_persist_tenant;
+int kerf_world_tenant_history(struct kerf_world *w,
+			      const struct kerf_persist_tenant *pt,
+			      struct kerf_err *err);
+
 /* A pod was added or changed (p is taken, released on error too). */
 int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
 		       int64_t now_ms, struct kerf_err *err);

@@ -11,6 +11,7 @@
 
 #include "base/assert.h"
 #include "base/buf.h"
+#include "core/persist.h"
 
 enum { NO_SLOT = UINT32_MAX };
 
@@ -351,3 +352,11 @@ int kerf_world_tenant_set(struct kerf_world *w,
 	return kerf_world_update_pods(w, NULL, w->now_ms, err);
 }
 
+
+/* See world.h. */
+int kerf_world_tenant_history(struct kerf_world *w,
+			      const struct kerf_persist_tenant *pt,
+			      struct kerf_err *err)
+{
+	return kerf_state_import_tenant(&w->st, pt, err);
+}

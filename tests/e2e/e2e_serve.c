@@ -279,11 +279,24 @@ static bool says(void *arg)
 	return strstr(msg, a->text) != NULL;
 }
 
+/* Dimensions in a Tenant's status.history.usageAverage. */
+static size_t history_size(const json_t *t)
+{
+	return json_object_size(json_object_get(json_object_get(json_object_get(t, "status"),
+								 "history"), "usageAverage"));
+}
+
+static bool synced(void *arg)
+{
+	(void)arg;
+	return kerf_controller_synced(ctl);
+}
+
 static bool controller_start(void)
 {
 	struct kerf_controller_opts o = {
 		.ops = &ops, .scheduler_name = "kerf", .policy = "kerf",
-		.identity = "kerf-e2e", .resync_ms = 200, .seed = 1,
+		.identity = "kerf-e2e", .resync_ms = 200, .status_ms = 500, .seed = 1,
 	};
 	struct kerf_err err = { 0 };
 
@@ -588,8 +601,43 @@ int main(int argc, char **argv)
 		check(run_until(bound_is, &(struct want){ ns_b, "big", 2, 2 }, 10000),
 		      "the Tenant's quota raised live: the gang is bound whole");
 	}
+	/* 7. what kerf holds per tenant is in its status, history included */
+	{
+		char used[32] = "";
+		json_t *t = NULL;
+
+		/* used at once; the history once a cycle has aged it in */
+		for (int i = 0; i < 50 && (strcmp(used, "4") || !history_size(t)); i++) {
+			json_decref(t);
+			t = NULL;
+			for (int k = 0; k < 5; k++)
+				turn(20);
+			if (api("GET", "/apis/kerf.io/v1alpha1/tenants/kerf-e2e-b", NULL, NULL, &t) == 200)
+				snprintf(used, sizeof(used), "%s",
+					 json_string_value(json_object_get(json_object_get(json_object_get(t, "status"),
+								"gpus"), "used")) ?: "");
+		}
+		check(!strcmp(used, "4") && history_size(t) > 0,
+		      "the Tenant's status says the 4 GPUs it uses, with its usage history");
+		if (getenv("E2E_DEBUG")) {
+			char *d = json_dumps(json_object_get(t, "status"), JSON_COMPACT);
+
+			fprintf(stderr, "status: %s\n", d ? d : "");
+			free(d);
+		}
+		json_decref(t);
+	}
 	if (kerf_controller_stats(ctl)->last_error[0])
 		printf("# last error: %s\n", kerf_controller_stats(ctl)->last_error);
+	controller_stop();
+	/* a new leader restores every tenant's history before it decides */
+	check(controller_start(), "kerf serve restarted once more");
+	run_until(synced, NULL, 10000);
+	printf("# tenants restored: %llu; %s\n",
+	       (unsigned long long)kerf_controller_stats(ctl)->tenants_restored,
+	       kerf_controller_stats(ctl)->last_error);
+	check(kerf_controller_stats(ctl)->tenants_restored >= 2,
+	      "the restarted kerf serve restored the tenants' history from their status");
 	controller_stop();
 
 	/* clean up what the suite made (a real cluster keeps it otherwise) */
