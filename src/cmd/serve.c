@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"  --scheduler-name NAME   pods with this schedulerName are kerf's (kerf)\n"
 	"  --policy NAME           placement policy (kerf)\n"
 	"  --qps N --burst N       client-side rate limit (50, 100)\n"
-	"  --metrics-addr ADDR     /metrics, /healthz, /readyz (:8080; '' = off)\n"
+	"  --metrics-addr ADDR     /metrics, /healthz, /readyz, /api/v1/ (:8080; '' = off)\n"
 	"  --leader-elect          elect a leader on a Lease (for several replicas)\n"
 	"  --lease-namespace NS    (kerf-system)   --lease-name NAME (kerf-scheduler)\n"
 	"  --lease-duration D      (15s)  --renew-deadline D (10s)  --retry-period D (2s)\n"
@@ -236,7 +236,7 @@ int kerf_cmd_serve(int argc, char **argv)
 	kerf_kube_client_ops(client, &ops);
 	co.ops = &ops;
 	if (kerf_controller_new(&co, &c, &err) < 0 ||
-	    (metrics[0] && kerf_endpoints_start(metrics, c, &ep, &err) < 0) ||
+	    (metrics[0] && kerf_endpoints_start(metrics, c, kerf_kube_client_counters(client), &ep, &err) < 0) ||
 	    kerf_controller_start(c, &err) < 0)
 		goto out;
 	signal(SIGTERM, on_signal);

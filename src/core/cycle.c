@@ -1193,3 +1193,30 @@ out:
 	free(tmp);
 	return rc;
 }
+
+int kerf_cycle_queue(const struct kerf_state *st, struct kerf_workload **v,
+		     size_t *nr)
+{
+	/* the order needs only the state and the shares */
+	struct cycle_ctx x = { .st = (struct kerf_state *)st };
+	struct kerf_workload **tmp;
+	size_t n = 0;
+
+	*nr = 0;
+	x.share = calloc(st->tenants.nr ? st->tenants.nr : 1, sizeof(*x.share));
+	tmp = malloc((st->nr_wl ? st->nr_wl : 1) * sizeof(*tmp));
+	if (!x.share || !tmp) {
+		free(x.share);
+		free(tmp);
+		return -KERF_ENOMEM;
+	}
+	for (size_t i = 0; i < st->nr_wl; i++)
+		if (st->wl[i]->state == KERF_WL_PENDING)
+			v[n++] = st->wl[i];
+	tenant_shares(&x);
+	sort_pending(&x, v, tmp, n);
+	free(x.share);
+	free(tmp);
+	*nr = n;
+	return 0;
+}

@@ -54,4 +54,13 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		   struct kerf_decisions *out, struct kerf_cycle_stats *stats,
 		   struct kerf_err *err);
 
+/*
+ * The pending workloads of st in the order a cycle takes them (step 1,
+ * the shares as the last cycle aged them; a preemptor whose victims made
+ * room first), into v (room for st->nr_wl), their count in *nr.  For
+ * reports: changes nothing.  -KERF_ENOMEM.
+ */
+int kerf_cycle_queue(const struct kerf_state *st, struct kerf_workload **v,
+		     size_t *nr);
+
 #endif /* KERF_CORE_CYCLE_H */

@@ -8,6 +8,7 @@
  */
 #include "kube/client.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,40 @@ enum kerf_kube_verb kerf_kube_verb_of(const char *method, bool watch)
 		if (strcmp(method, names[i]) == 0)
 			return (enum kerf_kube_verb)i;
 	return KERF_KUBE_VERB_OTHER;
+}
+
+const char *kerf_kube_verb_name(enum kerf_kube_verb v)
+{
+	static const char *const names[KERF_KUBE_VERB_COUNT_] = {
+		"GET", "POST", "PUT", "PATCH", "DELETE", "WATCH", "OTHER",
+	};
+
+	return (unsigned)v < KERF_KUBE_VERB_COUNT_ ? names[v] : "OTHER";
+}
+
+/* client-go's rest_client_requests_total says "<error>" for no answer */
+static const char *const code_names[KERF_KUBE_CODE_COUNT_] = {
+	"<error>", "200", "201", "202", "204", "304", "400", "401", "403",
+	"404", "405", "409", "410", "415", "422", "429", "500", "503", "504",
+	"other",
+};
+
+unsigned kerf_kube_code_index(long http_status)
+{
+	char text[8];
+
+	if (http_status == 0)
+		return 0;
+	snprintf(text, sizeof(text), "%ld", http_status);
+	for (unsigned i = 1; i < KERF_KUBE_CODE_COUNT_ - 1; i++)
+		if (!strcmp(text, code_names[i]))
+			return i;
+	return KERF_KUBE_CODE_COUNT_ - 1;
+}
+
+const char *kerf_kube_code_name(unsigned i)
+{
+	return i < KERF_KUBE_CODE_COUNT_ ? code_names[i] : "other";
 }
 
 static void set_defaults(struct kerf_kube_client_opts *o)
@@ -366,6 +401,8 @@ static void finish(struct kerf_kube_client *c, struct kreq *r, CURLcode cc)
 		return;       /* reaped at the next safe point */
 	fill_response(r, cc, &resp);
 	c->counters.requests[kerf_kube_verb_of(r->method, r->watch)][resp.class]++;
+	c->counters.codes[kerf_kube_verb_of(r->method, r->watch)]
+			 [kerf_kube_code_index(resp.http_status)]++;
 	if (plan_retry(c, r, cc, &resp)) {
 		kerf_kube_client_easy_stop(c, r);
 		return;

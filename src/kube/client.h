@@ -51,10 +51,19 @@ enum kerf_kube_verb {
 	KERF_KUBE_VERB_COUNT_,
 };
 
+/*
+ * HTTP statuses counted one by one in kerf_kube_counters.codes: index 0 is
+ * no answer at all (a transport error), the last index every status not
+ * listed (kerf_kube_code_index, kerf_kube_code_name).
+ */
+enum { KERF_KUBE_CODE_COUNT_ = 20 };
+
 /* For metrics; the controller reads it as it likes. */
 struct kerf_kube_counters {
 	/* every answered attempt, by verb and class (class names the code) */
 	uint64_t requests[KERF_KUBE_VERB_COUNT_][KERF_KUBE_CLASS_COUNT_];
+	/* the same attempts by verb and HTTP status (kerf_kube_code_index) */
+	uint64_t codes[KERF_KUBE_VERB_COUNT_][KERF_KUBE_CODE_COUNT_];
 	uint64_t retries;               /* attempts made again */
 	uint64_t retries_denied;        /* retryable but over budget or max */
 	uint64_t rate_limited;          /* requests that waited for a token */
@@ -125,5 +134,14 @@ void kerf_kube_client_ops(struct kerf_kube_client *c,
 
 /* The verb a request counts under (watch passes true). */
 enum kerf_kube_verb kerf_kube_verb_of(const char *method, bool watch);
+
+/* "GET", "POST", ..., "WATCH", "OTHER": the verb's name for metrics. */
+const char *kerf_kube_verb_name(enum kerf_kube_verb v);
+
+/* The index of http_status in codes[] (0: no answer; last: not listed). */
+unsigned kerf_kube_code_index(long http_status);
+
+/* The label of index i: "<error>", "200", ..., "other". */
+const char *kerf_kube_code_name(unsigned i);
 
 #endif /* KERF_KUBE_CLIENT_H */

@@ -821,6 +821,16 @@ const struct kerf_world *kerf_controller_world(const struct kerf_controller *c)
 	return c->w;
 }
 
+const struct kerf_informer *
+kerf_controller_informer(const struct kerf_controller *c, unsigned k,
+			 const char **resource)
+{
+	if (k >= NR_INF)
+		return NULL;
+	*resource = strrchr(kinds[k].path, '/') + 1;
+	return c->inf[k];
+}
+
 /* Send a lease request; its answer goes to the elector. */
 static void send_lease(struct kerf_controller *c, struct kerf_kreq *r,
 		       int64_t now_ms)
@@ -1004,6 +1014,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 		c->st.cycle_ms_total += ms;
 		if (ms > c->st.cycle_ms_max)
 			c->st.cycle_ms_max = ms;
+		kerf_hist_observe(&c->st.cycle_hist, ms);
 		for (size_t i = 0; i < c->acts.nr; i++)
 			carry_out(c, &c->acts.a[i]);
 	}

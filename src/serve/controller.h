@@ -20,6 +20,8 @@
 
 #include "base/err.h"
 #include "kube/ops.h"
+#include "kube/informer.h"
+#include "serve/histogram.h"
 #include "serve/leader.h"
 #include "serve/world.h"
 
@@ -40,6 +42,7 @@ struct kerf_controller_stats {
 	uint64_t cycles;
 	uint64_t cycle_ms_total;
 	uint64_t cycle_ms_max;
+	struct kerf_hist_ms cycle_hist;    /* the cycles' durations */
 	uint64_t binds_sent, binds_ok, binds_conflict, binds_failed;
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;
@@ -82,6 +85,14 @@ unsigned kerf_controller_in_flight(const struct kerf_controller *c);
 const struct kerf_controller_stats *
 kerf_controller_stats(const struct kerf_controller *c);
 const struct kerf_world *kerf_controller_world(const struct kerf_controller *c);
+
+/*
+ * Informer k (0, 1, ... until NULL) and its resource ("pods", "nodes",
+ * ...), for metrics.
+ */
+const struct kerf_informer *
+kerf_controller_informer(const struct kerf_controller *c, unsigned k,
+			 const char **resource);
 
 /* On shutdown: give the lease back (a request; poll until in_flight is 0). */
 void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms);

@@ -11,55 +11,15 @@
 
 #include "base/buf.h"
 #include "base/parse.h"
+#include "serve/api.h"
+#include "serve/metrics.h"
 
 struct kerf_endpoints {
 	struct MHD_Daemon *d;
 	const struct kerf_controller *c;
+	const struct kerf_kube_counters *kc;   /* NULL: none */
 	int64_t now_ms;
 };
-
-int kerf_endpoints_metrics(const struct kerf_controller *c, int64_t now_ms,
-			   struct kerf_buf *b)
-{
-	const struct kerf_controller_stats *s = kerf_controller_stats(c);
-	const struct kerf_world_stats *w = kerf_world_stats(kerf_controller_world(c));
-	int rc = 0;
-
-#define COUNTER(name, help, v)                                                  \
-	if (rc == 0)                                                            \
-		rc = kerf_buf_addf(b, "# HELP " name " " help "\n# TYPE " name " counter\n" name " %llu\n", \
-				   (unsigned long long)(v))
-#define GAUGE(name, help, v)                                                    \
-	if (rc == 0)                                                            \
-		rc = kerf_buf_addf(b, "# HELP " name " " help "\n# TYPE " name " gauge\n" name " %llu\n", \
-				   (unsigned long long)(v))
-	COUNTER("kerf_cycles_total", "Scheduling cycles run.", s->cycles);
-	COUNTER("kerf_cycle_milliseconds_total", "Milliseconds spent in cycles.", s->cycle_ms_total);
-	GAUGE("kerf_cycle_max_milliseconds", "Longest cycle so far, in milliseconds.", s->cycle_ms_max);
-	COUNTER("kerf_binds_sent_total", "Bindings sent.", s->binds_sent);
-	COUNTER("kerf_binds_ok_total", "Bindings the API server took.", s->binds_ok);
-	COUNTER("kerf_binds_conflict_total", "Bindings refused with 409 (the pod was bound already).", s->binds_conflict);
-	COUNTER("kerf_binds_failed_total", "Bindings that failed otherwise.", s->binds_failed);
-	COUNTER("kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);
-	COUNTER("kerf_events_sent_total", "Events sent.", s->events_sent);
-	COUNTER("kerf_preemption_requests_total", "Checkpoint requests and their withdrawals sent.", s->preempts_sent);
-	COUNTER("kerf_evictions_sent_total", "Evictions sent.", s->evictions_sent);
-	COUNTER("kerf_evictions_blocked_total", "Evictions a PodDisruptionBudget held back (429).", s->evictions_blocked);
-	COUNTER("kerf_requests_failed_total", "Writes that failed.", s->requests_failed);
-	COUNTER("kerf_objects_refused_total", "Objects from the API server that did not decode.", s->objects_refused);
-	COUNTER("kerf_world_errors_total", "Changes the scheduler's state refused.", s->world_errors);
-	COUNTER("kerf_workloads_submitted_total", "Workloads submitted.", w->nr_submitted);
-	COUNTER("kerf_workloads_adopted_total", "Running workloads adopted.", w->nr_adopted);
-	COUNTER("kerf_workloads_finished_total", "Workloads finished.", w->nr_finished);
-	COUNTER("kerf_external_pods_total", "Other schedulers' GPU pods counted as used.", w->nr_external);
-	COUNTER("kerf_invalid_pods_total", "Pods kerf will not place, told why.", w->nr_invalid);
-	GAUGE("kerf_leader", "1 while this replica leads.", kerf_controller_leading(c, now_ms) ? 1 : 0);
-	GAUGE("kerf_synced", "1 once every cache synced.", kerf_controller_synced(c) ? 1 : 0);
-	GAUGE("kerf_requests_in_flight", "Requests of ours not answered yet.", kerf_controller_in_flight(c));
-#undef COUNTER
-#undef GAUGE
-	return rc;
-}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 			     const char *type, const char *text, size_t len)
@@ -73,6 +33,21 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 	MHD_add_response_header(r, "Content-Type", type);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
+	return ret;
+}
+
+/* The read-only JSON API (serve/api.h). */
+static enum MHD_Result api(struct kerf_endpoints *e, struct MHD_Connection *conn,
+			   const char *method, const char *url)
+{
+	char *body = NULL;
+	int code = kerf_api_answer(kerf_controller_world(e->c), method, url, e->now_ms, &body);
+	enum MHD_Result ret;
+
+	if (!body)
+		return reply(conn, 500, "text/plain", "out of memory\n", 14);
+	ret = reply(conn, (unsigned)code, "application/json", body, strlen(body));
+	free(body);
 	return ret;
 }
 
@@ -91,7 +66,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (*upload_size)
 		return reply(conn, 413, "text/plain", "no body expected\n", 17);
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return reply(conn, 405, "text/plain", "GET only\n", 9);
+		return !strncmp(url, "/api/", 5) ? api(e, conn, method, url)
+						 : reply(conn, 405, "text/plain", "GET only\n", 9);
 	if (!strcmp(url, "/healthz"))
 		return reply(conn, 200, "text/plain", "ok", 2);
 	if (!strcmp(url, "/readyz")) {
@@ -106,8 +82,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			     (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
 	}
 	if (!strcmp(url, "/metrics")) {
-		kerf_buf_init(&b, 1 << 20);
-		if (kerf_endpoints_metrics(e->c, e->now_ms, &b) < 0) {
+		/* a tenant has 4 samples per flavor: 10,000 x 4 fit */
+		kerf_buf_init(&b, 16 << 20);
+		if (kerf_metrics_text(e->c, e->kc, e->now_ms, &b) < 0) {
 			kerf_buf_release(&b);
 			return reply(conn, 500, "text/plain", "out of memory\n", 14);
 		}
@@ -115,6 +92,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		kerf_buf_release(&b);
 		return ret;
 	}
+	if (!strncmp(url, "/api/", 5))
+		return api(e, conn, method, url);
 	return reply(conn, 404, "text/plain", "not found\n", 10);
 }
 
@@ -145,6 +124,7 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, struct kerf_err 
 }
 
 int kerf_endpoints_start(const char *addr, const struct kerf_controller *c,
+			 const struct kerf_kube_counters *kc,
 			 struct kerf_endpoints **out, struct kerf_err *err)
 {
 	struct kerf_endpoints *e;
@@ -158,6 +138,7 @@ int kerf_endpoints_start(const char *addr, const struct kerf_controller *c,
 	if (!e)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	e->c = c;
+	e->kc = kc;
 	e->d = MHD_start_daemon(MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, e,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,

@@ -481,6 +481,9 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 	if (rc == 0) {
 		int crc = kerf_cycle_run(&w->sched, &w->st, now_ms, &w->dec, &cs, err);
 
+		w->stats.nr_admitted += cs.nr_admitted;
+		w->stats.nr_preempted += cs.nr_preempted;
+
 		/* what was decided before an error is real: carry it out */
 		rc = kerf_world_consume(w, now_ms, out, err);
 		if (crc < 0)

@@ -90,6 +90,8 @@ struct kerf_world_stats {
 	uint64_t nr_invalid;            /* pods kerf will not place, told why */
 	uint64_t nr_resubmitted;        /* after new label or taint terms */
 	uint64_t nr_partial;            /* gangs found only partly bound */
+	uint64_t nr_admitted;           /* workloads the cycles admitted */
+	uint64_t nr_preempted;          /* victims the cycles asked to leave */
 };
 
 struct kerf_world;
