@@ -18,6 +18,8 @@ int kerf_cmd_sim_run(int argc, char **argv);
 int kerf_cmd_sim_mig(int argc, char **argv);
 int kerf_cmd_plan_mig(int argc, char **argv);
 int kerf_cmd_serve(int argc, char **argv);
+int kerf_cmd_get(int argc, char **argv);
+int kerf_cmd_explain(int argc, char **argv);
 
 struct kerf_scenario;
 

@@ -21,6 +21,8 @@ static void usage(FILE *out)
 		"  sim openb ...   replay the Alibaba openb trace (FGD method)\n"
 		"  plan-mig FILE   the MIG plan for a node description [--json]\n"
 		"  serve           the controller and scheduler on a Kubernetes API server\n"
+		"  get tenants|queue|nodes   what kerf serve sees (its read-only API)\n"
+		"  explain NS/POD  why a pod waits, layer by layer\n"
 		"  version         print the version\n"
 		"\n"
 		"'kerf <command> --help' tells more.\n");
@@ -38,6 +40,10 @@ int main(int argc, char **argv)
 		return kerf_cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "serve"))
 		return kerf_cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "get"))
+		return kerf_cmd_get(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "explain"))
+		return kerf_cmd_explain(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan-mig"))
 		return kerf_cmd_plan_mig(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {

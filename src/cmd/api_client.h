@@ -1,0 +1,52 @@
+/*
+ * api_client: what `kerf get` and `kerf explain` share: where kerf serve's
+ * read-only API is (--server, else $KERF_SERVER, else
+ * http://127.0.0.1:8080), one GET of it with libcurl, and the -o formats
+ * (json as the server sent it, indented; yaml through libyaml's emitter).
+ */
+#ifndef KERF_CMD_API_CLIENT_H
+#define KERF_CMD_API_CLIENT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#define KERF_CLI_DEFAULT_SERVER "http://127.0.0.1:8080"
+
+/* The output formats of -o. */
+enum kerf_cli_output {
+	KERF_OUT_TABLE = 0,
+	KERF_OUT_WIDE,
+	KERF_OUT_JSON,
+	KERF_OUT_YAML,
+};
+
+/* -o's value as a format: 0, or 2 after a message on stderr (usage). */
+int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out);
+
+/* The server: opt when given, else $KERF_SERVER, else the default. */
+const char *kerf_cli_server(const char *opt);
+
+/*
+ * GET server + path and decode the JSON answer into *out (the caller
+ * decrefs it).  Returns 0, or 1 after a message on stderr naming the URL
+ * and what failed: a server not reached, a non-2xx answer (its Status
+ * message), a body that is not JSON.  A server that is not http:// or
+ * https:// is 2 (usage).
+ */
+int kerf_cli_get(const char *prog, const char *server, const char *path,
+		 json_t **out);
+
+/* j as JSON or YAML on out: 0, or 1 after a message on stderr. */
+int kerf_cli_print(const char *prog, const json_t *j, enum kerf_cli_output fmt,
+		   FILE *out);
+
+/* j as YAML (libyaml's emitter), a string that reads back as another
+ * type (a number, a boolean, null, empty) quoted: 0 or -1. */
+int kerf_cli_yaml(const json_t *j, FILE *out);
+
+/* Small readers of the answer: "" / 0 / false when absent or of another type. */
+const char *kerf_cli_str(const json_t *o, const char *key);
+long long kerf_cli_int(const json_t *o, const char *key);
+
+#endif

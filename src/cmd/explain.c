@@ -1,0 +1,143 @@
+/*
+ * kerf explain NAMESPACE/POD: why a pod waits (or where it runs), from
+ * kerf serve's read-only API (GET /api/v1/explain/NS/POD): the verdict
+ * of the last cycle, then every layer kerf can tell (the pod and its
+ * gang, class, budget, quota per flavor, capacity, topology, isolation,
+ * preemption), each marked blocking or not.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "cmd/api_client.h"
+#include "cmd/cmd.h"
+#include "cmd/opt.h"
+#include "cmd/table.h"
+
+static const char usage_text[] =
+	"usage: kerf explain NAMESPACE/POD [-o table|json|yaml] [--server URL]\n"
+	"\n"
+	"  -o, --output FMT   table (default; wide is the same), json or yaml\n"
+	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n";
+
+static const char prog[] = "kerf explain";
+
+/* A label and its value, the value escaped. */
+static void field(const char *label, const char *value)
+{
+	char shown[1100];
+
+	printf("%-10s %s\n", label, kerf_escape(shown, sizeof(shown), value));
+}
+
+static void print_text(const json_t *a)
+{
+	const json_t *pod = json_object_get(a, "pod"), *wl = json_object_get(a, "workload");
+	const json_t *l;
+	struct kerf_table t;
+	static const char *const head[] = { "LAYER", "BLOCKING", "MESSAGE", NULL };
+	char text[512], wait[32];
+	size_t i;
+
+	snprintf(text, sizeof(text), "%s/%s", kerf_cli_str(pod, "namespace"), kerf_cli_str(pod, "name"));
+	field("Pod:", text);
+	if (json_is_string(json_object_get(pod, "node")))
+		field("Node:", kerf_cli_str(pod, "node"));
+	if (json_is_object(wl)) {
+		if (json_is_string(json_object_get(wl, "tenant")))
+			snprintf(text, sizeof(text), "%s (%s; tenant %s, class %s, %lld pods, %lld GPU milli)",
+				 kerf_cli_str(wl, "key"), kerf_cli_str(wl, "state"), kerf_cli_str(wl, "tenant"),
+				 kerf_cli_str(wl, "class"), kerf_cli_int(wl, "pods"), kerf_cli_int(wl, "gpuMilli"));
+		else
+			snprintf(text, sizeof(text), "%s (%s, %lld pods there)", kerf_cli_str(wl, "key"),
+				 kerf_cli_str(wl, "state"), kerf_cli_int(wl, "podsThere"));
+		field("Workload:", text);
+		if (json_is_number(json_object_get(wl, "waitSeconds"))) {
+			kerf_duration_text((int64_t)(json_number_value(json_object_get(wl, "waitSeconds")) * 1000),
+					   wait, sizeof(wait));
+			field("Waiting:", wait);
+		}
+	}
+	field("Reason:", kerf_cli_str(a, "reason"));
+	field("Message:", kerf_cli_str(a, "message"));
+	kerf_table_init(&t, head);
+	json_array_foreach(json_object_get(a, "layers"), i, l) {
+		const char *row[] = { kerf_cli_str(l, "layer"),
+				      json_is_true(json_object_get(l, "blocking")) ? "yes" : "no",
+				      kerf_cli_str(l, "message") };
+
+		kerf_table_row(&t, row);
+	}
+	if (t.nr_rows > 1) {
+		printf("\n");
+		if (kerf_table_print(&t, stdout) < 0)
+			fprintf(stderr, "%s: out of memory\n", prog);
+	}
+	kerf_table_release(&t);
+}
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "server", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int kerf_cmd_explain(int argc, char **argv)
+{
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	const char *server = NULL, *arg, *slash;
+	char shown[300], path[700];
+	json_t *answer;
+	int opt, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			if (kerf_cli_output(prog, optarg, &fmt))
+				return 2;
+			break;
+		case 's':
+			server = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			kerf_opt_error(prog, opt, argv);
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: which pod? NAMESPACE/POD\n", prog);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	arg = argv[optind];
+	slash = strchr(arg, '/');
+	/* names are DNS labels and subdomains: nothing to escape in a URL */
+	if (!slash || slash == arg || !slash[1] || strchr(slash + 1, '/') || strlen(arg) > 317 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-./") != strlen(arg)) {
+		fprintf(stderr, "%s: '%s': expected NAMESPACE/POD (lower-case letters, digits, '-' and '.')\n",
+			prog, kerf_escape(shown, sizeof(shown), arg));
+		return 2;
+	}
+	if (optind + 1 < argc) {
+		kerf_opt_unexpected(prog, argv[optind + 1], NULL);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "/api/v1/explain/%s", arg);
+	rc = kerf_cli_get(prog, kerf_cli_server(server), path, &answer);
+	if (rc)
+		return rc;
+	if (fmt == KERF_OUT_JSON || fmt == KERF_OUT_YAML)
+		rc = kerf_cli_print(prog, answer, fmt, stdout);
+	else
+		print_text(answer);
+	json_decref(answer);
+	return rc;
+}

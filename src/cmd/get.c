@@ -1,0 +1,276 @@
+/*
+ * kerf get tenants|queue|nodes: kerf serve's read-only API
+ * (serve/api.h) as kubectl-like tables, or the answer as JSON or YAML.
+ * GPU amounts are shown in GPUs ("2.5"); the API counts them in milli.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "cmd/api_client.h"
+#include "cmd/cmd.h"
+#include "cmd/opt.h"
+#include "cmd/table.h"
+
+static const char usage_text[] =
+	"usage: kerf get tenants|queue|nodes [-o table|wide|json|yaml] [--server URL]\n"
+	"\n"
+	"  tenants    the tenant tree: quota, usage and borrowing per GPU flavor, pending work, budget\n"
+	"  queue      pending workloads in the order the next cycle takes them, and why each waits\n"
+	"  nodes      nodes: GPU model, GPUs free, cordon, NVLink domain, MIG layout (wide)\n"
+	"\n"
+	"  -o, --output FMT   table (default), wide (more columns), json or yaml\n"
+	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n";
+
+static const char prog[] = "kerf get";
+
+/* "8", "2.5", or "-" for no limit (null) */
+static const char *gpus(const json_t *o, const char *key, char *buf, size_t size)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		snprintf(buf, size, "-");
+	else
+		kerf_gpu_text(json_integer_value(v), buf, size);
+	return buf;
+}
+
+static void tenant_rows(struct kerf_table *t, const json_t *item, bool wide)
+{
+	const json_t *fl = json_object_get(item, "flavors"), *f, *budget = json_object_get(item, "budget");
+	char pend[32], bud[32], weight[32], nom[32], bor[32], lend[32], use[32], brw[32];
+	size_t i;
+	int64_t sum_use = 0, sum_nom = 0, sum_brw = 0;
+
+	snprintf(pend, sizeof(pend), "%lld", kerf_cli_int(item, "pending"));
+	snprintf(weight, sizeof(weight), "%lld", kerf_cli_int(item, "weight"));
+	if (json_is_object(budget))
+		snprintf(bud, sizeof(bud), "%lld%%", kerf_cli_int(budget, "usedPercent"));
+	else
+		snprintf(bud, sizeof(bud), "-");
+	json_array_foreach(fl, i, f) {
+		if (wide) {
+			const char *row[] = {
+				kerf_cli_str(item, "name"), json_is_string(json_object_get(item, "parent")) ? kerf_cli_str(item, "parent") : "-",
+				weight, kerf_cli_str(f, "flavor"),
+				gpus(f, "nominal", nom, sizeof(nom)), gpus(f, "borrowingLimit", bor, sizeof(bor)),
+				gpus(f, "lendingLimit", lend, sizeof(lend)), gpus(f, "usage", use, sizeof(use)),
+				gpus(f, "borrowed", brw, sizeof(brw)), pend, bud,
+				kerf_cli_str(item, "isolation"),
+			};
+
+			kerf_table_row(t, row);
+		}
+		sum_use += kerf_cli_int(f, "usage");
+		sum_nom += kerf_cli_int(f, "nominal");
+		sum_brw += kerf_cli_int(f, "borrowed");
+	}
+	if (!wide) {
+		const char *row[] = {
+			kerf_cli_str(item, "name"), json_is_string(json_object_get(item, "parent")) ? kerf_cli_str(item, "parent") : "-",
+			weight, (kerf_gpu_text(sum_nom, nom, sizeof(nom)), nom),
+			(kerf_gpu_text(sum_use, use, sizeof(use)), use),
+			(kerf_gpu_text(sum_brw, brw, sizeof(brw)), brw), pend, bud,
+		};
+
+		kerf_table_row(t, row);
+	}
+}
+
+static int tenants(const json_t *items, bool wide, struct kerf_table *t)
+{
+	static const char *const head[] = { "NAME", "PARENT", "WEIGHT", "NOMINAL", "USAGE",
+					    "BORROWED", "PENDING", "BUDGET", NULL };
+	static const char *const head_wide[] = { "NAME", "PARENT", "WEIGHT", "FLAVOR", "NOMINAL",
+						 "BORROWING", "LENDING", "USAGE", "BORROWED",
+						 "PENDING", "BUDGET", "ISOLATION", NULL };
+	const json_t *item;
+	size_t i;
+
+	kerf_table_init(t, wide ? head_wide : head);
+	json_array_foreach(items, i, item)
+		tenant_rows(t, item, wide);
+	return 0;
+}
+
+static int queue(const json_t *answer, bool wide, struct kerf_table *t)
+{
+	static const char *const head[] = { "POS", "WORKLOAD", "TENANT", "CLASS", "PODS", "GPUS",
+					    "WAIT", "REASON", "MESSAGE", NULL };
+	const json_t *item;
+	size_t i;
+	char pos[32], pods[32], g[32], wait[32];
+	const char *const *h = head;
+	char msg[200];
+
+	if (!wide) {
+		static const char *const narrow[] = { "POS", "WORKLOAD", "TENANT", "CLASS", "PODS",
+						      "GPUS", "WAIT", "REASON", NULL };
+		h = narrow;
+	}
+	kerf_table_init(t, h);
+	json_array_foreach(json_object_get(answer, "items"), i, item) {
+		snprintf(pos, sizeof(pos), "%lld", kerf_cli_int(item, "position"));
+		snprintf(pods, sizeof(pods), "%lld", kerf_cli_int(item, "pods"));
+		kerf_gpu_text(kerf_cli_int(item, "gpuMilli"), g, sizeof(g));
+		kerf_duration_text((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
+		snprintf(msg, sizeof(msg), "%s", kerf_cli_str(item, "message"));
+		const char *row[] = { pos, kerf_cli_str(item, "key"), kerf_cli_str(item, "tenant"),
+				      kerf_cli_str(item, "class"), pods, g, wait,
+				      kerf_cli_str(item, "reason"), msg };
+
+		kerf_table_row(t, row);
+	}
+	/* pods held back before the scheduler sees them (GangIncomplete ...) */
+	json_array_foreach(json_object_get(answer, "waiting"), i, item) {
+		const char *wl = kerf_cli_str(item, "workload");
+
+		kerf_duration_text((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
+		snprintf(msg, sizeof(msg), "%s", kerf_cli_str(item, "message"));
+		const char *row[] = { "-", wl[0] ? wl : kerf_cli_str(item, "pod"), "-", "-", "-", "-",
+				      wait, kerf_cli_str(item, "reason"), msg };
+
+		kerf_table_row(t, row);
+	}
+	return 0;
+}
+
+/* "0:3g.40gb@4*,1g.10gb@0 1:..." (* in use) */
+static void mig_text(const json_t *mig, char *buf, size_t size)
+{
+	struct kerf_buf b;
+	const json_t *gpu, *inst;
+	size_t i, k;
+	int rc = 0;
+
+	kerf_buf_init(&b, size - 1);
+	json_array_foreach(mig, i, gpu) {
+		rc |= kerf_buf_addf(&b, "%s%lld:", i ? " " : "", kerf_cli_int(gpu, "gpu"));
+		json_array_foreach(json_object_get(gpu, "instances"), k, inst)
+			rc |= kerf_buf_addf(&b, "%s%s@%lld%s", k ? "," : "", kerf_cli_str(inst, "profile"),
+					    kerf_cli_int(inst, "start"),
+					    json_is_true(json_object_get(inst, "inUse")) ? "*" : "");
+	}
+	(void)rc;   /* cut short at size: the JSON output has it whole */
+	snprintf(buf, size, "%s", b.len ? kerf_buf_str(&b) : "-");
+	kerf_buf_release(&b);
+}
+
+static int nodes(const json_t *items, bool wide, struct kerf_table *t)
+{
+	static const char *const head[] = { "NAME", "MODEL", "GPUS", "FREE", "STATUS", "NVLINK",
+					    "PODS", "CPU-FREE", "MEM-FREE", "MIG", "REASON", NULL };
+	static const char *const narrow[] = { "NAME", "MODEL", "GPUS", "FREE", "STATUS", "NVLINK", NULL };
+	const json_t *item;
+	size_t i;
+
+	kerf_table_init(t, wide ? head : narrow);
+	json_array_foreach(items, i, item) {
+		char n[32], f[32], pods[32], cpu[32], mem[32], mig[512];
+		const char *dom = kerf_cli_str(item, "nvlinkDomain"), *model = kerf_cli_str(item, "model");
+		bool cordoned = json_is_true(json_object_get(item, "cordoned"));
+
+		snprintf(n, sizeof(n), "%lld", kerf_cli_int(item, "gpus"));
+		kerf_gpu_text(kerf_cli_int(item, "gpuMilliFree"), f, sizeof(f));
+		snprintf(pods, sizeof(pods), "%lld", kerf_cli_int(item, "pods"));
+		kerf_gpu_text(kerf_cli_int(item, "cpuMilliFree"), cpu, sizeof(cpu));
+		snprintf(mem, sizeof(mem), "%lldMi", kerf_cli_int(item, "memoryMiBFree"));
+		mig_text(json_object_get(item, "mig"), mig, sizeof(mig));
+		const char *row[] = { kerf_cli_str(item, "name"), model[0] ? model : "-", n, f,
+				      cordoned ? "Cordoned" : "Usable", dom[0] ? dom : "-", pods, cpu,
+				      mem, mig, cordoned ? kerf_cli_str(item, "cordonReason") : "-" };
+
+		kerf_table_row(t, row);
+	}
+	return 0;
+}
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "server", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int kerf_cmd_get(int argc, char **argv)
+{
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	const char *server = NULL, *what, *path;
+	char shown[80];
+	struct kerf_table t;
+	json_t *answer, *items;
+	enum { RES_TENANTS, RES_QUEUE, RES_NODES } res;
+	int opt, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			if (kerf_cli_output(prog, optarg, &fmt))
+				return 2;
+			break;
+		case 's':
+			server = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			kerf_opt_error(prog, opt, argv);
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: what to get? tenants, queue or nodes\n", prog);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	what = argv[optind];
+	if (!strcmp(what, "tenants") || !strcmp(what, "tenant")) {
+		res = RES_TENANTS;
+		path = "/api/v1/tenants";
+	} else if (!strcmp(what, "queue")) {
+		res = RES_QUEUE;
+		path = "/api/v1/queue";
+	} else if (!strcmp(what, "nodes") || !strcmp(what, "node")) {
+		res = RES_NODES;
+		path = "/api/v1/nodes";
+	} else {
+		fprintf(stderr, "%s: unknown resource '%s': expected tenants, queue or nodes\n", prog,
+			kerf_escape(shown, sizeof(shown), what));
+		return 2;
+	}
+	if (optind + 1 < argc) {
+		kerf_opt_unexpected(prog, argv[optind + 1], NULL);
+		return 2;
+	}
+	rc = kerf_cli_get(prog, kerf_cli_server(server), path, &answer);
+	if (rc)
+		return rc;
+	if (fmt == KERF_OUT_JSON || fmt == KERF_OUT_YAML) {
+		rc = kerf_cli_print(prog, answer, fmt, stdout);
+		json_decref(answer);
+		return rc;
+	}
+	items = json_object_get(answer, "items");
+	if (res == RES_TENANTS)
+		tenants(items, fmt == KERF_OUT_WIDE, &t);
+	else if (res == RES_QUEUE)
+		queue(answer, fmt == KERF_OUT_WIDE, &t);
+	else
+		nodes(items, fmt == KERF_OUT_WIDE, &t);
+	if (t.nr_rows == 1) {
+		fprintf(stderr, "No resources found.\n");
+	} else if (kerf_table_print(&t, stdout) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		rc = 1;
+	}
+	kerf_table_release(&t);
+	json_decref(answer);
+	return rc;
+}

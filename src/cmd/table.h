@@ -1,0 +1,42 @@
+/*
+ * table: kubectl-like tables for `kerf get` and `kerf explain`: upper-case
+ * headers, columns padded to the widest cell and three spaces apart, the
+ * last column not padded; cells are the server's text with control bytes
+ * escaped (base/buf.h), so a hostile name cannot forge terminal output.
+ * Durations read as kubectl's AGE column does ("45s", "3m12s", "5h",
+ * "2d3h").
+ */
+#ifndef KERF_CMD_TABLE_H
+#define KERF_CMD_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { KERF_TABLE_MAX_COLS = 16 };
+
+struct kerf_table {
+	size_t nr_cols;
+	char **cells;          /* row-major, header row first; owned */
+	size_t nr_rows;        /* the header included */
+	size_t alloc;
+	int oom;               /* a cell could not be kept: print fails */
+};
+
+/* A table with the given headers (NULL-ended, at most 16). */
+void kerf_table_init(struct kerf_table *t, const char *const *headers);
+void kerf_table_release(struct kerf_table *t);
+
+/* Append a row of nr_cols cells (NULL: "<none>"), escaped. */
+void kerf_table_row(struct kerf_table *t, const char *const *cells);
+
+/* Print it: 0, or -1 when a row was lost to memory. */
+int kerf_table_print(const struct kerf_table *t, FILE *out);
+
+/* ms as kubectl's HumanDuration ("0s", "119s", "3m12s", "5h", "2d3h"). */
+void kerf_duration_text(int64_t ms, char *buf, size_t size);
+
+/* GPU milli as GPUs: "2", "2.5", "0.125"; "-" for a negative. */
+void kerf_gpu_text(int64_t milli, char *buf, size_t size);
+
+#endif
