@@ -1,0 +1,434 @@
+/*
+ * test_api: kerf serve's read-only JSON API (serve/api.h) over a world
+ * fed Nodes, Namespaces, Tenants and Pods as the API server sends them:
+ * the tenant tree with usage, borrowing and pending counts per flavor; the
+ * queue in the cycle's order with each reason (and the pods held back
+ * before the core sees them); nodes with free GPUs, cordon and its
+ * reason, NVLink domain and MIG layout; explanations whose blocking layer
+ * is the one that holds the pod (gang, quota with its numbers, capacity
+ * node by node); 404 Status objects for unknown pods and paths, 405 for
+ * writes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "serve/api.h"
+
+#define NOW 1767225900000LL     /* 2026-01-01T00:05:00Z */
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	if (!j)
+		fail_msg("bad JSON: %s: %s", e.text, text);
+	return j;
+}
+
+static void add_node(struct kerf_world *w, const char *name, int gpus, const char *extra_labels,
+		     bool cordoned)
+{
+	char text[2048];
+	struct kerf_err err = { 0 };
+	struct kerf_knode n;
+	json_t *j;
+
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\",\"labels\":{"
+		 "\"nvidia.com/gpu.product\":\"A100-SXM4-40GB\",\"nvidia.com/gpu.memory\":\"40960\"%s}},"
+		 "\"spec\":{%s},\"status\":{\"allocatable\":{\"cpu\":\"32\",\"memory\":\"256Gi\","
+		 "\"nvidia.com/gpu\":\"%d\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+		 name, name, extra_labels, cordoned ? "\"unschedulable\":true" : "", gpus);
+	j = parse(text);
+	if (kerf_knode_decode(j, &n, &err) < 0 || kerf_world_node_set(w, &n, NOW, &err) < 0)
+		fail_msg("node %s: %s", name, err.msg);
+	json_decref(j);
+}
+
+/* A pending pod of kerf's; gang "" for none. */
+static void add_pod(struct kerf_world *w, const char *ns, const char *name, int gpus,
+		    const char *gang, int gang_size, const char *pclass, int created_s)
+{
+	char text[2048], labels[128] = "", ann[128] = "", pc[64] = "";
+	struct kerf_err err = { 0 };
+	struct kerf_kpod p;
+	json_t *j;
+
+	if (gang[0]) {
+		snprintf(labels, sizeof(labels), "\"kerf.io/gang\":\"%s\"", gang);
+		snprintf(ann, sizeof(ann), "\"kerf.io/gang-size\":\"%d\"", gang_size);
+	}
+	if (pclass)
+		snprintf(pc, sizeof(pc), ",\"priorityClassName\":\"%s\"", pclass);
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"uid\":\"uid-%s\","
+		 "\"creationTimestamp\":\"2026-01-01T00:00:%02dZ\",\"labels\":{%s},\"annotations\":{%s}},"
+		 "\"spec\":{\"schedulerName\":\"kerf\"%s,\"containers\":[{\"name\":\"c\",\"resources\":"
+		 "{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"%d\"}}}]},"
+		 "\"status\":{\"phase\":\"Pending\"}}",
+		 name, ns, name, created_s, labels, ann, pc, gpus);
+	j = parse(text);
+	if (kerf_kpod_decode(j, &p, &err) < 0 || kerf_world_pod_set(w, &p, NOW, &err) < 0)
+		fail_msg("pod %s: %s", name, err.msg);
+	json_decref(j);
+}
+
+static void add_tenant(struct kerf_world *w, const char *name, const char *parent,
+		       int64_t nominal, int64_t borrow)
+{
+	struct kerf_tenant_spec s = { .name = name, .weight = 2 };
+	struct kerf_err err = { 0 };
+
+	kerf_quota_default(&s.quota);
+	s.quota.nominal.v[KERF_RES_GPU0] = nominal;
+	s.quota.borrow_limit.v[KERF_RES_GPU0] = borrow;
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		s.budget_model_weight_pct[m] = 100;
+	if (kerf_world_tenant_set(w, &s, parent, &err) < 0)
+		fail_msg("tenant %s: %s", name, err.msg);
+}
+
+/*
+ * Nodes n0, n1 (8 GPUs each, NVLink domain rack-1), n2 cordoned, m0 with
+ * 2 GPUs in MIG mode; team-a (8 GPUs nominal, no borrowing) under org,
+ * team-b (nothing nominal, borrows freely).  a/big (8 GPUs) runs; a/more
+ * (8 GPUs) waits for quota; b/g-0 of a gang of 2 is alone; b/wide wants
+ * 16 GPUs on one pod (no node has them); b/first (production) runs
+ * before b/late and b/after, which wait.
+ */
+static struct kerf_world *world(void)
+{
+	struct kerf_world_config cfg = { .scheduler_name = "kerf", .seed = 1 };
+	struct kerf_world *w;
+	struct kerf_actions acts;
+	struct kerf_err err = { 0 };
+
+	if (kerf_world_new(&cfg, &w, &err) < 0)
+		fail_msg("world: %s", err.msg);
+	add_node(w, "n0", 8, ",\"kerf.io/nvlink-domain\":\"rack-1\"", false);
+	add_node(w, "n1", 8, ",\"kerf.io/nvlink-domain\":\"rack-1\"", false);
+	add_node(w, "n2", 8, "", true);
+	add_node(w, "m0", 2, ",\"kerf.io/mig-gpus\":\"2\"", false);
+	add_tenant(w, "org", NULL, 16000, KERF_QTY_INF);
+	add_tenant(w, "team-a", "org", 8000, 0);
+	add_tenant(w, "team-b", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w, "b", "team-b", &err), 0);
+	add_pod(w, "a", "big", 8, "", 0, NULL, 1);
+	kerf_actions_init(&acts);
+	if (kerf_world_cycle(w, NOW, &acts, &err) < 0)
+		fail_msg("cycle: %s", err.msg);
+	add_pod(w, "a", "more", 8, "", 0, NULL, 2);
+	add_pod(w, "b", "g-0", 1, "g", 2, NULL, 3);
+	add_pod(w, "b", "wide", 16, "", 0, NULL, 4);
+	add_pod(w, "b", "late", 8, "", 0, NULL, 5);
+	add_pod(w, "b", "first", 8, "", 0, "production", 6);
+	add_pod(w, "b", "after", 8, "", 0, NULL, 7);
+	kerf_actions_clear(&acts);
+	if (kerf_world_cycle(w, NOW, &acts, &err) < 0)
+		fail_msg("cycle: %s", err.msg);
+	kerf_actions_release(&acts);
+	return w;
+}
+
+static json_t *get(const struct kerf_world *w, const char *method, const char *url, int want)
+{
+	char *body = NULL;
+	int code = kerf_api_answer(w, method, url, NOW, &body);
+	json_t *j;
+
+	assert_non_null(body);
+	if (code != want)
+		fail_msg("%s %s: %d, not %d: %s", method, url, code, want, body);
+	j = parse(body);
+	free(body);
+	return j;
+}
+
+static const json_t *item(const json_t *list, const char *key, const char *value)
+{
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(list, "items"), i, it)
+		if (!strcmp(json_string_value(json_object_get(it, key)), value))
+			return it;
+	fail_msg("no item %s=%s", key, value);
+	return NULL;
+}
+
+static long long num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		fail_msg("%s: not an integer", key);
+	return (long long)json_integer_value(v);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s)
+		fail_msg("%s: not a string", key);
+	return s;
+}
+
+static void test_tenants(void **state)
+{
+	struct kerf_world *w = world();
+	json_t *l = get(w, "GET", "/api/v1/tenants", 200);
+	const json_t *a, *org, *b, *root, *f;
+
+	(void)state;
+	assert_string_equal(str(l, "kind"), "TenantList");
+	assert_string_equal(str(l, "apiVersion"), KERF_API_VERSION);
+	root = item(l, "name", "cluster");
+	assert_true(json_is_null(json_object_get(root, "parent")));
+	/* n0, n1, n2 and m0's GPUs: the root's nominal is the capacity */
+	assert_int_equal(num(json_array_get(json_object_get(root, "flavors"), 0), "nominal"), 26000);
+	a = item(l, "name", "team-a");
+	assert_string_equal(str(a, "parent"), "org");
+	assert_int_equal(num(a, "weight"), 2);
+	assert_true(json_is_true(json_object_get(a, "leaf")));
+	assert_int_equal(num(a, "pending"), 1);
+	assert_int_equal(num(a, "pendingGPUMilli"), 8000);
+	f = json_array_get(json_object_get(a, "flavors"), 0);
+	assert_string_equal(str(f, "flavor"), "A100-SXM4-40GB");
+	assert_int_equal(num(f, "nominal"), 8000);
+	assert_int_equal(num(f, "borrowingLimit"), 0);
+	assert_true(json_is_null(json_object_get(f, "lendingLimit")));
+	assert_int_equal(num(f, "usage"), 8000);
+	assert_int_equal(num(f, "borrowed"), 0);
+	/* a parent counts its subtree */
+	org = item(l, "name", "org");
+	assert_false(json_is_true(json_object_get(org, "leaf")));
+	assert_int_equal(num(org, "pending"), 1);
+	assert_int_equal(num(json_array_get(json_object_get(org, "flavors"), 0), "usage"), 8000);
+	/* team-b borrows all it uses: nothing nominal, no limit */
+	b = item(l, "name", "team-b");
+	f = json_array_get(json_object_get(b, "flavors"), 0);
+	assert_true(json_is_null(json_object_get(f, "borrowingLimit")));
+	assert_int_equal(num(f, "borrowed"), num(f, "usage"));
+	assert_true(num(f, "usage") > 0);
+	assert_true(json_is_null(json_object_get(b, "budget")));
+	json_decref(l);
+	kerf_world_free(w);
+}
+
+static void test_queue(void **state)
+{
+	struct kerf_world *w = world();
+	json_t *q = get(w, "GET", "/api/v1/queue?watch=true", 200);
+	const json_t *items = json_object_get(q, "items"), *it, *wait;
+	const char *keys[8];
+	size_t i, nr = json_array_size(items);
+
+	(void)state;
+	assert_string_equal(str(q, "kind"), "Queue");
+	json_array_foreach(items, i, it) {
+		keys[i < 8 ? i : 7] = str(it, "key");
+		assert_int_equal(num(it, "position"), (long long)i + 1);
+	}
+	/* b/first ran (production, 8 GPUs of n1); what is left, by the cycle's order */
+	if (getenv("KERF_API_DEBUG"))
+		for (i = 0; i < nr; i++)
+			fprintf(stderr, "%s\n", keys[i]);
+	it = item(q, "key", "a/more");
+	assert_string_equal(str(it, "reason"), "QuotaExceeded");
+	assert_non_null(strstr(str(it, "message"), "tenant 'team-a'"));
+	assert_string_equal(str(it, "tenant"), "team-a");
+	assert_string_equal(str(it, "class"), "preemptible");
+	assert_int_equal(num(it, "gpuMilli"), 8000);
+	assert_int_equal(num(it, "pods"), 1);
+	assert_string_equal(str(it, "submitTime"), "2026-01-01T00:00:02Z");
+	assert_true(json_real_value(json_object_get(it, "waitSeconds")) == 298.0);
+	it = item(q, "key", "b/wide");
+	assert_string_equal(str(it, "reason"), "InsufficientCapacity");
+	/* org (weight 2) uses 8 GPUs, team-b (weight 1) 8: org's work first */
+	assert_int_equal(nr, 4);
+	assert_string_equal(keys[0], "a/more");
+	/* older first within a class and tenant */
+	for (i = 0; i + 1 < nr; i++)
+		if (!strcmp(keys[i], "b/after"))
+			fail_msg("b/after queued before b/late");
+		else if (!strcmp(keys[i], "b/late"))
+			break;
+	/* the gang member the core has not seen is listed apart */
+	it = json_array_get(json_object_get(q, "waiting"), 0);
+	assert_non_null(it);
+	assert_string_equal(str(it, "pod"), "b/g-0");
+	assert_string_equal(str(it, "reason"), "GangIncomplete");
+	wait = json_object_get(it, "waitSeconds");
+	assert_true(json_real_value(wait) == 297.0);
+	json_decref(q);
+	kerf_world_free(w);
+}
+
+static void test_nodes(void **state)
+{
+	struct kerf_world *w = world();
+	json_t *l = get(w, "GET", "/api/v1/nodes", 200);
+	const json_t *n0, *n2, *m0, *mig;
+
+	(void)state;
+	assert_string_equal(str(l, "kind"), "NodeList");
+	assert_int_equal(json_array_size(json_object_get(l, "items")), 4);
+	/* by rank: ties by name */
+	assert_string_equal(str(json_array_get(json_object_get(l, "items"), 0), "name"), "m0");
+	n0 = item(l, "name", "n0");
+	assert_string_equal(str(n0, "model"), "A100-SXM4-40GB");
+	assert_int_equal(num(n0, "gpus"), 8);
+	assert_int_equal(num(n0, "gpusFree") + num(n0, "gpuMilliFree") / 1000 >= 0, 1);
+	assert_string_equal(str(n0, "nvlinkDomain"), "rack-1");
+	assert_true(json_is_true(json_object_get(n0, "usable")));
+	assert_true(json_is_null(json_object_get(n0, "mig")));
+	assert_true(json_is_null(json_object_get(n0, "cordonReason")));
+	n2 = item(l, "name", "n2");
+	assert_true(json_is_true(json_object_get(n2, "cordoned")));
+	assert_false(json_is_true(json_object_get(n2, "usable")));
+	assert_non_null(strstr(str(n2, "cordonReason"), "unschedulable"));
+	assert_true(json_is_null(json_object_get(n2, "nvlinkDomain")));
+	m0 = item(l, "name", "m0");
+	mig = json_object_get(m0, "mig");
+	assert_true(json_is_array(mig));
+	assert_int_equal(json_array_size(mig), 2);
+	assert_int_equal(num(json_array_get(mig, 1), "gpu"), 1);
+	assert_true(json_is_array(json_object_get(json_array_get(mig, 0), "instances")));
+	/* GPUs in MIG mode show nothing free to whole-GPU pods */
+	assert_int_equal(num(m0, "gpuMilliFree"), 0);
+	json_decref(l);
+	kerf_world_free(w);
+}
+
+static const json_t *layer(const json_t *e, const char *name)
+{
+	const json_t *l;
+	size_t i;
+
+	json_array_foreach(json_object_get(e, "layers"), i, l)
+		if (!strcmp(str(l, "layer"), name))
+			return l;
+	fail_msg("no layer %s", name);
+	return NULL;
+}
+
+static size_t blocking(const json_t *e)
+{
+	const json_t *l;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(e, "layers"), i, l)
+		n += json_is_true(json_object_get(l, "blocking"));
+	return n;
+}
+
+static void test_explain(void **state)
+{
+	struct kerf_world *w = world();
+	json_t *e;
+	const json_t *l, *f, *wl;
+
+	(void)state;
+	/* quota: the numbers of the flavor that does not fit */
+	e = get(w, "GET", "/api/v1/explain/a/more", 200);
+	assert_string_equal(str(e, "kind"), "Explanation");
+	assert_string_equal(str(e, "reason"), "QuotaExceeded");
+	wl = json_object_get(e, "workload");
+	assert_string_equal(str(wl, "key"), "a/more");
+	assert_string_equal(str(wl, "state"), "Pending");
+	l = layer(e, "quota");
+	assert_true(json_is_true(json_object_get(l, "blocking")));
+	f = json_array_get(json_object_get(l, "flavors"), 0);
+	assert_false(json_is_true(json_object_get(f, "fits")));
+	assert_int_equal(num(f, "requestGPUMilli"), 8000);
+	assert_int_equal(num(f, "nominal"), 8000);
+	assert_int_equal(num(f, "usage"), 8000);
+	assert_string_equal(str(f, "limitedBy"), "team-a");
+	assert_int_equal(num(f, "need"), 16000);
+	assert_int_equal(num(f, "limit"), 8000);
+	assert_false(json_is_true(json_object_get(layer(e, "class"), "blocking")));
+	assert_int_equal(blocking(e), 1);
+	json_decref(e);
+	/* the same through the workloads path */
+	e = get(w, "GET", "/api/v1/workloads/a/more", 200);
+	assert_string_equal(str(e, "reason"), "QuotaExceeded");
+	json_decref(e);
+	/* capacity: no node has 16 GPUs */
+	e = get(w, "GET", "/api/v1/explain/b/wide", 200);
+	assert_string_equal(str(e, "reason"), "InsufficientCapacity");
+	l = layer(e, "capacity");
+	assert_true(json_is_true(json_object_get(l, "blocking")));
+	f = json_array_get(json_object_get(l, "sets"), 0);
+	assert_int_equal(num(f, "nodesFit"), 0);
+	assert_int_equal(num(f, "gpusPerPod"), 16);
+	assert_non_null(strstr(str(l, "message"), "0/4 nodes could take a pod of set 0"));
+	assert_non_null(strstr(str(l, "message"), "1 node is cordoned"));
+	assert_false(json_is_true(json_object_get(layer(e, "quota"), "blocking")));
+	json_decref(e);
+	/* the gang: held back by the world, before the core */
+	e = get(w, "GET", "/api/v1/explain/b/g-0", 200);
+	assert_string_equal(str(e, "reason"), "GangIncomplete");
+	l = layer(e, "gang");
+	assert_true(json_is_true(json_object_get(l, "blocking")));
+	assert_int_equal(num(l, "gangSize"), 2);
+	assert_int_equal(num(l, "podsThere"), 1);
+	json_decref(e);
+	/* a running pod: where */
+	e = get(w, "GET", "/api/v1/explain/a/big", 200);
+	assert_string_equal(str(json_object_get(e, "workload"), "state"), "Running");
+	assert_int_equal(blocking(e), 0);
+	json_decref(e);
+	kerf_world_free(w);
+}
+
+static void test_errors(void **state)
+{
+	struct kerf_world *w = world();
+	json_t *e;
+
+	(void)state;
+	e = get(w, "GET", "/api/v1/explain/a/nope", 404);
+	assert_string_equal(str(e, "kind"), "Status");
+	assert_string_equal(str(e, "status"), "Failure");
+	assert_string_equal(str(e, "reason"), "NotFound");
+	assert_int_equal(num(e, "code"), 404);
+	assert_non_null(strstr(str(e, "message"), "a/nope"));
+	json_decref(e);
+	e = get(w, "GET", "/api/v1/pods", 404);
+	assert_non_null(strstr(str(e, "message"), "/api/v1/pods"));
+	json_decref(e);
+	/* neither NS/POD: a/b/c, a/, /b */
+	json_decref(get(w, "GET", "/api/v1/explain/a/b/c", 404));
+	json_decref(get(w, "GET", "/api/v1/explain/a/", 404));
+	json_decref(get(w, "GET", "/api/v1/explain//b", 404));
+	e = get(w, "POST", "/api/v1/tenants", 405);
+	assert_string_equal(str(e, "reason"), "MethodNotAllowed");
+	json_decref(e);
+	json_decref(get(w, "DELETE", "/api/v1/explain/a/more", 405));
+	json_decref(get(w, "HEAD", "/api/v1/nodes", 200));
+	kerf_world_free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tenants),
+		cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
