@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 
 #include "base/buf.h"
+#include "cmd/table.h"
 
 enum { MAX_BODY = 64 << 20 };
 
@@ -41,13 +42,23 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	return kerf_buf_add(b, data, size * n) == 0 ? size * n : 0;
 }
 
+/* s as it is written, control bytes escaped, cut to out[size]. */
+static const char *plain(char *out, size_t size, const char *s)
+{
+	char *e = kerf_table_escape(s);
+
+	snprintf(out, size, "%s", e ? e : "(out of memory)");
+	free(e);
+	return out;
+}
+
 /* The message of a Status answer, else the body's start, escaped. */
 static const char *answer_text(const struct kerf_buf *b, char *out, size_t size)
 {
 	json_t *j = json_loadb(b->len ? kerf_buf_str(b) : "", b->len, 0, NULL);
 	const char *m = j ? json_string_value(json_object_get(j, "message")) : NULL;
 
-	kerf_escape(out, size, m ? m : b->len ? kerf_buf_str(b) : "(no body)");
+	plain(out, size, m ? m : b->len ? kerf_buf_str(b) : "(no body)");
 	json_decref(j);
 	return out;
 }
@@ -99,7 +110,7 @@ int kerf_cli_get(const char *prog, const char *server, const char *path,
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (cc != CURLE_OK) {
 		fprintf(stderr, "%s: cannot reach kerf serve at %s: %s\n", prog, shown,
-			kerf_escape(why, sizeof(why), errbuf[0] ? errbuf : curl_easy_strerror(cc)));
+			plain(why, sizeof(why), errbuf[0] ? errbuf : curl_easy_strerror(cc)));
 	} else if (status < 200 || status > 299) {
 		fprintf(stderr, "%s: %s answered %ld: %s\n", prog, shown, status,
 			answer_text(&b, why, sizeof(why)));

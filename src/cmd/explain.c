@@ -7,6 +7,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -26,9 +27,10 @@ static const char prog[] = "kerf explain";
 /* A label and its value, the value escaped. */
 static void field(const char *label, const char *value)
 {
-	char shown[1100];
+	char *shown = kerf_table_escape(value);
 
-	printf("%-10s %s\n", label, kerf_escape(shown, sizeof(shown), value));
+	printf("%-10s %s\n", label, shown ? shown : "(out of memory)");
+	free(shown);
 }
 
 static void print_text(const json_t *a)

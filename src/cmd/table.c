@@ -1,11 +1,31 @@
 #include "cmd/table.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "base/grow.h"
+
+char *kerf_table_escape(const char *s)
+{
+	char *e = malloc(4 * strlen(s) + 1), *o = e;   /* \xNN per byte at most */
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!e)
+		return NULL;
+	for (; *p; p++) {
+		/* C0 controls, DEL, and C1 controls as UTF-8 (C2 80..9F) */
+		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
+			snprintf(o, 5, "\\x%02x", *p);
+			o += 4;
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	*o = '\0';
+	return e;
+}
 
 void kerf_table_init(struct kerf_table *t, const char *const *headers)
 {
@@ -35,14 +55,10 @@ void kerf_table_row(struct kerf_table *t, const char *const *cells)
 		return;
 	}
 	for (size_t c = 0; c < t->nr_cols; c++) {
-		const char *s = cells[c] ? cells[c] : "<none>";
-		size_t size = 4 * strlen(s) + 1;    /* \xNN per byte at most */
-		char *e = malloc(size);
+		char *e = kerf_table_escape(cells[c] ? cells[c] : "<none>");
 
 		if (!e)
 			t->oom = 1;
-		else
-			kerf_escape(e, size, s);
 		t->cells[base + c] = e;
 	}
 	t->nr_rows++;

@@ -2,7 +2,8 @@
  * table: kubectl-like tables for `kerf get` and `kerf explain`: upper-case
  * headers, columns padded to the widest cell and three spaces apart, the
  * last column not padded; cells are the server's text with control bytes
- * escaped (base/buf.h), so a hostile name cannot forge terminal output.
+ * escaped (kerf_table_escape), so a hostile name cannot forge terminal
+ * output.
  * Durations read as kubectl's AGE column does ("45s", "3m12s", "5h",
  * "2d3h").
  */
@@ -22,6 +23,12 @@ struct kerf_table {
 	size_t alloc;
 	int oom;               /* a cell could not be kept: print fails */
 };
+
+/*
+ * s with C0 and C1 control bytes and DEL as \xNN, everything else as it
+ * is (UTF-8 stays readable); malloc'd, NULL on OOM.
+ */
+char *kerf_table_escape(const char *s);
 
 /* A table with the given headers (NULL-ended, at most 16). */
 void kerf_table_init(struct kerf_table *t, const char *const *headers);

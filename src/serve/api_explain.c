@@ -355,6 +355,7 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	const struct kerf_state *st = &w->st;
 	const struct wpod *x;
 	const struct kerf_workload *wl = NULL;
+	const char *placed = NULL;
 	char key[600], text[700];
 	json_t *o, *pod, *layers;
 	int rc = 0;
@@ -377,6 +378,10 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	kerf_api_put(pod, "name", kerf_api_str(x->p.name), &rc);
 	kerf_api_put(pod, "uid", kerf_api_str(x->p.uid), &rc);
 	kerf_api_put(pod, "node", kerf_api_str(x->p.node), &rc);
+	/* where the core placed it, before the API server shows the binding */
+	if (x->in_run && x->b.node < st->cluster.nr_slots && st->cluster.nodes[x->b.node].live)
+		placed = st->cluster.nodes[x->b.node].name;
+	kerf_api_put(pod, "placedOn", kerf_api_str(placed), &rc);
 	kerf_api_put(pod, "schedulerName", kerf_api_str(x->p.scheduler), &rc);
 	kerf_api_put(pod, "role", json_string(role_name(x->role)), &rc);
 	kerf_api_put(o, "pod", pod, &rc);
@@ -391,6 +396,10 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	} else if (x->p.node) {
 		snprintf(text, sizeof(text), "bound to node %s", x->p.node);
 		kerf_api_put(o, "reason", json_string("Bound"), &rc);
+		kerf_api_put(o, "message", kerf_api_str(text), &rc);
+	} else if (placed) {
+		snprintf(text, sizeof(text), "placed on node %s; the API server has not shown the binding yet", placed);
+		kerf_api_put(o, "reason", json_string("Placed"), &rc);
 		kerf_api_put(o, "message", kerf_api_str(text), &rc);
 	} else {
 		kerf_api_put(o, "reason", json_string(x->role == ROLE_NONE ? "NotKerfs" : "Unknown"), &rc);
