@@ -20,7 +20,6 @@
 
 #include "base/err.h"
 #include "kube/ops.h"
-#include "kube/informer.h"
 #include "serve/histogram.h"
 #include "serve/leader.h"
 #include "serve/world.h"
@@ -55,6 +54,7 @@ struct kerf_controller_stats {
 };
 
 struct kerf_controller;
+struct kerf_informer;
 
 int kerf_controller_new(const struct kerf_controller_opts *opts,
 			struct kerf_controller **out, struct kerf_err *err);
