@@ -140,7 +140,7 @@ struct kerf_kube_client *kerf_kube_client_new(
 		kerf_err_set(err, -KERF_ENOMEM, "client: out of memory");
 		return NULL;
 	}
-	if (kerf_kube_client_url_init(c, err) < 0)
+	if (kerf_kube_endpoint_init(&c->ep, &c->cfg, err) < 0)
 		goto fail;
 	c->multi = curl_multi_init();
 	if (!c->multi) {
@@ -181,9 +181,7 @@ void kerf_kube_client_free(struct kerf_kube_client *c)
 	free(c->reqs);
 	if (c->multi)
 		curl_multi_cleanup(c->multi);
-	curl_slist_free_all(c->connect_to_list);
-	free(c->connect_to);
-	free(c->base_url);
+	kerf_kube_endpoint_release(&c->ep);
 	kerf_kube_config_release(&c->cfg);
 	free(c);
 	curl_global_cleanup();

@@ -125,14 +125,9 @@ fail:
 static int configure(struct kerf_kube_client *c, struct kreq *r, CURL *e,
 		     const char *url)
 {
-	const struct kerf_kube_config *cfg = &c->cfg;
-	struct curl_blob blob;
 	uint32_t timeout_ms;
 
 	SET(CURLOPT_URL, url);
-	SET(CURLOPT_PROTOCOLS_STR, "https");
-	SET(CURLOPT_SSL_VERIFYPEER, 1L);
-	SET(CURLOPT_SSL_VERIFYHOST, 2L);
 	SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
@@ -147,32 +142,8 @@ static int configure(struct kerf_kube_client *c, struct kreq *r, CURL *e,
 	timeout_ms = r->timeout_ms ? r->timeout_ms :
 		     (r->watch ? 0 : c->opts.timeout_ms);
 	SET(CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	if (c->connect_to_list)
-		SET(CURLOPT_CONNECT_TO, c->connect_to_list);
-	if (cfg->ca_pem) {
-		blob = (struct curl_blob){ .data = cfg->ca_pem,
-					   .len = cfg->ca_pem_len,
-					   .flags = CURL_BLOB_COPY };
-		SET(CURLOPT_CAINFO_BLOB, &blob);
-		/* the config's CA only, not the system's as well */
-		SET(CURLOPT_CAPATH, (char *)NULL);
-	}
-	if (cfg->cert_pem && cfg->key_pem) {
-		blob = (struct curl_blob){ .data = cfg->cert_pem,
-					   .len = cfg->cert_pem_len,
-					   .flags = CURL_BLOB_COPY };
-		SET(CURLOPT_SSLCERT_BLOB, &blob);
-		SET(CURLOPT_SSLCERTTYPE, "PEM");
-		blob = (struct curl_blob){ .data = cfg->key_pem,
-					   .len = cfg->key_pem_len,
-					   .flags = CURL_BLOB_COPY };
-		SET(CURLOPT_SSLKEY_BLOB, &blob);
-		SET(CURLOPT_SSLKEYTYPE, "PEM");
-	}
-	if (cfg->token) {
-		SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
-		SET(CURLOPT_XOAUTH2_BEARER, cfg->token);
-	}
+	if (kerf_kube_endpoint_secure(&c->ep, &c->cfg, e) < 0)
+		goto fail;
 	if (strcmp(r->method, "GET") == 0) {
 		SET(CURLOPT_HTTPGET, 1L);
 	} else {
@@ -201,7 +172,7 @@ int kerf_kube_client_easy_start(struct kerf_kube_client *c, struct kreq *r)
 	else if (changed)
 		c->counters.token_reloads++;
 	kerf_buf_init(&url, 64 << 10);
-	if (kerf_buf_addf(&url, "%s%s", c->base_url, r->path) < 0) {
+	if (kerf_buf_addf(&url, "%s%s", c->ep.base_url, r->path) < 0) {
 		kerf_buf_release(&url);
 		return -KERF_ELIMIT;
 	}

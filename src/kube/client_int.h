@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/rng.h"
 #include "kube/client.h"
+#include "kube/endpoint.h"
 #include "kube/lines.h"
 #include "kube/ratelimit.h"
 
@@ -58,9 +59,7 @@ struct kerf_kube_client {
 	CURLM *multi;
 	struct kerf_kube_config cfg;
 	struct kerf_kube_client_opts opts;
-	char *base_url;             /* "https://host:port[/prefix]" as curl connects */
-	char *connect_to;           /* "name:port:host:port" for tls-server-name */
-	struct curl_slist *connect_to_list;
+	struct kerf_kube_endpoint ep;
 	struct kerf_rng rng;
 	struct kerf_kube_ratelimit rl;
 	struct kerf_kube_retry_budget budget;
@@ -71,9 +70,6 @@ struct kerf_kube_client {
 	uint64_t next_id;
 	int in_curl;                /* inside a libcurl callback: defer removals */
 };
-
-/* Build c->base_url and c->connect_to from the config's server. */
-int kerf_kube_client_url_init(struct kerf_kube_client *c, struct kerf_err *err);
 
 /* A new easy handle for r's next attempt, added to the multi handle. */
 int kerf_kube_client_easy_start(struct kerf_kube_client *c, struct kreq *r);
