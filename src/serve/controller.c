@@ -42,6 +42,20 @@ struct retry {
 	int64_t at_ms;
 };
 
+/*
+ * A binding that was refused or failed: sent again at at_ms if the pod is
+ * still unbound (by the pods' cache) and the world still places it there.
+ * A 409 normally means the pod was bound already (a retry whose first
+ * attempt landed, an earlier leader): the cache then shows it bound and
+ * nothing is sent.  Sending again can never bind twice: the API server
+ * refuses a second binding of a pod, and the uid is in every binding.
+ */
+struct bind_retry {
+	struct kerf_action a;
+	int64_t at_ms;
+	unsigned attempt;
+};
+
 struct kerf_controller {
 	struct kerf_controller_opts o;
 	char scheduler[64], policy[64], identity[KERF_LEASE_HOLDER_MAX];
@@ -65,6 +79,8 @@ struct kerf_controller {
 	struct kerf_map status_sent;
 	struct sent *sent;          /* requests in flight (cancelled on free) */
 	int64_t last_status_ms;
+	struct bind_retry *bind_retries;
+	size_t nr_bind_retries, alloc_bind_retries;
 	struct kerf_controller_stats st;
 };
 
@@ -76,9 +92,18 @@ struct sent {
 	uint8_t kind;               /* enum kerf_action_kind, 0: lease, 99: event */
 	char ns[64];
 	char name[254];
+	struct kerf_action *bind;   /* KERF_ACT_BIND: what was sent (owned) */
+	unsigned attempt;           /* of the binding: 0 the first */
 };
 
 enum { SENT_LEASE = 0, SENT_TENANT_STATUS = 98, SENT_EVENT = 99 };
+
+/* Pauses before a binding is sent again. */
+enum {
+	BIND_CONFLICT_RECHECK_MS = 1000,   /* time for the watch to tell */
+	BIND_BACKOFF_BASE_MS = 250,
+	BIND_BACKOFF_CAP_MS = 5000,
+};
 
 static void note_error(struct kerf_controller *c, const char *what,
 		       const char *msg)
@@ -385,7 +410,8 @@ static void landed(struct kerf_controller *c, struct sent *s)
 }
 
 static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
-		 const char *ns, const char *name, unsigned flags)
+		 const char *ns, const char *name, unsigned flags,
+		 const struct kerf_action *bind, unsigned attempt)
 {
 	struct kerf_kube_request req = {
 		.method = r->method, .path = r->path,
@@ -405,9 +431,20 @@ static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 	s->kind = kind;
 	snprintf(s->ns, sizeof(s->ns), "%s", ns ? ns : "");
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
+	s->attempt = attempt;
+	if (bind && !(s->bind = malloc(sizeof(*s->bind)))) {
+		c->st.requests_failed++;
+		note_error(c, r->path, "out of memory");
+		free(s);
+		kerf_kreq_release(r);
+		return;
+	}
+	if (bind)
+		*s->bind = *bind;
 	if (c->o.ops->request(c->o.ops->ctx, &req, answered, s, &id) < 0) {
 		c->st.requests_failed++;
 		note_error(c, r->path, "could not be sent");
+		free(s->bind);
 		free(s);
 	} else {
 		in_flight(c, s, id);
@@ -430,6 +467,27 @@ static void retry_eviction(struct kerf_controller *c, const char *ns,
 	c->nr_retries++;
 }
 
+/* Send s's binding again after delay_ms, if it still stands then. */
+static void retry_bind(struct kerf_controller *c, const struct sent *s,
+		       int64_t delay_ms)
+{
+	struct bind_retry *br;
+
+	if (!s->bind)
+		return;
+	if (c->nr_bind_retries == MAX_RETRIES ||
+	    KERF_GROW(c->bind_retries, c->alloc_bind_retries,
+		      c->nr_bind_retries + 1) < 0) {
+		c->st.requests_failed++;
+		note_error(c, "bind", "too many bindings waiting to be sent again");
+		return;
+	}
+	br = &c->bind_retries[c->nr_bind_retries++];
+	br->a = *s->bind;
+	br->attempt = s->attempt + 1;
+	br->at_ms = c->now_ms + delay_ms;
+}
+
 static void carry_out(struct kerf_controller *c, const struct kerf_action *a);
 
 static void answered(void *arg, const struct kerf_kube_response *resp)
@@ -449,11 +507,23 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 		} else if (resp->class == KERF_KUBE_CONFLICT ||
 			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
 			/* bound already (by an earlier leader or a retry):
-			   the pod's watch event says where */
+			   the pod's watch event says where; if it does not,
+			   the binding did not land and goes again */
 			c->st.binds_conflict++;
+			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
 		} else {
+			/* a failed binding may or may not have landed: the
+			   cache tells before it is sent again */
+			uint64_t ms = BIND_BACKOFF_BASE_MS << (s->attempt < 5 ? s->attempt : 5);
+
+			if (ms > BIND_BACKOFF_CAP_MS)
+				ms = BIND_BACKOFF_CAP_MS;
+			if (resp->retry_after_s > 0)
+				ms = 1000 * (uint64_t)(resp->retry_after_s < 60 ? resp->retry_after_s : 60);
+			ms += kerf_rng_below(&c->rng, ms / 2 + 1);
 			c->st.binds_failed++;
 			note_error(c, "bind", resp->msg);
+			retry_bind(c, s, (int64_t)ms);
 		}
 		break;
 	case KERF_ACT_EVICT:
@@ -487,6 +557,7 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			write_done(c, s->kind, s->ns, s->name);
 		break;
 	}
+	free(s->bind);
 	free(s);
 }
 
@@ -508,7 +579,7 @@ static void send_event(struct kerf_controller *c, const struct kerf_action *a)
 	e.name = name;
 	if (kerf_kreq_event(&r, &e, &err) == 0) {
 		c->st.events_sent++;
-		send(c, &r, SENT_EVENT, a->ns, a->name, 0);
+		send(c, &r, SENT_EVENT, a->ns, a->name, 0, NULL, 0);
 	}
 }
 
@@ -583,39 +654,52 @@ static void write_done(struct kerf_controller *c, uint8_t kind, const char *ns,
 	free(pw);
 }
 
+/* The binding of a (attempt 0 the first), with the devices it names. */
+static int send_bind(struct kerf_controller *c, const struct kerf_action *a,
+		     unsigned attempt, struct kerf_err *err)
+{
+	struct kerf_kreq r;
+	struct kerf_kv ann[3];
+	char frac[16];
+	size_t nr = 0;
+	int rc;
+
+	if (a->gpus[0])
+		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_GPUS, a->gpus };
+	if (a->mig[0])
+		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_MIG, a->mig };
+	if (a->gpu_milli > 0 && a->gpu_milli < 1000) {
+		snprintf(frac, sizeof(frac), "%dm", a->gpu_milli);
+		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_FRACTION, frac };
+	}
+	rc = kerf_kreq_binding(&r, a->ns, a->name, a->uid, a->node, ann, nr, err);
+	if (rc == 0) {
+		c->st.binds_sent++;
+		/* a retried binding is refused (409) if the first landed */
+		send(c, &r, KERF_ACT_BIND, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE,
+		     a, attempt);
+	}
+	return rc;
+}
+
 static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a)
 {
 	struct kerf_err err = { 0 };
 	struct kerf_kreq r;
 	char when[KERF_TIME_TEXT_MAX];
-	struct kerf_kv ann[3];
-	char frac[16];
-	size_t nr = 0;
 	int rc = -KERF_EINVAL;
 
 	switch (a->kind) {
 	case KERF_ACT_BIND:
-		if (a->gpus[0])
-			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_GPUS, a->gpus };
-		if (a->mig[0])
-			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_MIG, a->mig };
-		if (a->gpu_milli > 0 && a->gpu_milli < 1000) {
-			snprintf(frac, sizeof(frac), "%dm", a->gpu_milli);
-			ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_FRACTION, frac };
-		}
-		rc = kerf_kreq_binding(&r, a->ns, a->name, a->uid, a->node, ann, nr, &err);
-		if (rc == 0) {
-			c->st.binds_sent++;
-			/* a retried binding is refused (409) if the first landed */
-			send(c, &r, KERF_ACT_BIND, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
-		}
+		rc = send_bind(c, a, 0, &err);
 		break;
 	case KERF_ACT_PENDING:
 		rc = kerf_kreq_pending(&r, a->ns, a->name, a->reason, a->message,
 				       c->now_ms, &err);
 		if (rc == 0) {
 			c->st.pending_sent++;
-			send(c, &r, KERF_ACT_PENDING, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+			send(c, &r, KERF_ACT_PENDING, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE,
+			     NULL, 0);
 			send_event(c, a);
 		}
 		break;
@@ -626,7 +710,8 @@ static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a
 					a->kind == KERF_ACT_PREEMPT ? when : NULL, &err);
 		if (rc == 0) {
 			c->st.preempts_sent++;
-			send(c, &r, a->kind, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE);
+			send(c, &r, a->kind, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE,
+			     NULL, 0);
 		}
 		break;
 	case KERF_ACT_EVICT:
@@ -634,7 +719,7 @@ static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a
 		if (rc == 0) {
 			c->st.evictions_sent++;
 			send(c, &r, KERF_ACT_EVICT, a->ns, a->name,
-			     KERF_KUBE_REQ_RETRYABLE | KERF_KUBE_REQ_OWN_429);
+			     KERF_KUBE_REQ_RETRYABLE | KERF_KUBE_REQ_OWN_429, NULL, 0);
 		}
 		break;
 	}
@@ -742,6 +827,7 @@ void kerf_controller_free(struct kerf_controller *c)
 			free(c->status_sent.e[i].val);
 	kerf_map_release(&c->status_sent);
 	free(c->retries);
+	free(c->bind_retries);
 	free(c);
 }
 
@@ -829,6 +915,33 @@ kerf_controller_informer(const struct kerf_controller *c, unsigned k,
 		return NULL;
 	*resource = strrchr(kinds[k].path, '/') + 1;
 	return c->inf[k];
+}
+
+void kerf_controller_informer_totals(const struct kerf_controller *c,
+				     struct kerf_informer_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int k = 0; k < NR_INF; k++) {
+		const struct kerf_informer_stats *s = kerf_informer_stats(c->inf[k]);
+
+		sum->lists += s->lists;
+		sum->relists += s->relists;
+		sum->pages += s->pages;
+		sum->watches += s->watches;
+		sum->watch_restarts += s->watch_restarts;
+		sum->events += s->events;
+		sum->bookmarks += s->bookmarks;
+		sum->expired += s->expired;
+		sum->malformed += s->malformed;
+		sum->no_name += s->no_name;
+		sum->decode_failed += s->decode_failed;
+		sum->errors += s->errors;
+		sum->adds += s->adds;
+		sum->updates += s->updates;
+		sum->deletes += s->deletes;
+		if (!sum->last_error[0] && s->last_error[0])
+			memcpy(sum->last_error, s->last_error, sizeof(sum->last_error));
+	}
 }
 
 /* Send a lease request; its answer goes to the elector. */
@@ -968,8 +1081,46 @@ static void tenants_write(struct kerf_controller *c, int64_t now_ms)
 		*sent = h;
 		snprintf(r.path, sizeof(r.path), "/apis/kerf.io/v1alpha1/tenants/%s/status", key);
 		c->st.tenant_status_sent++;
-		send(c, &r, SENT_TENANT_STATUS, NULL, key, KERF_KUBE_REQ_RETRYABLE);
+		send(c, &r, SENT_TENANT_STATUS, NULL, key, KERF_KUBE_REQ_RETRYABLE, NULL, 0);
 	}
+}
+
+/*
+ * Bindings due to be sent again: only while the pod is still unbound and
+ * of the same uid in the cache, and the world still places it there.
+ */
+static void binds_due(struct kerf_controller *c, int64_t now_ms)
+{
+	struct bind_retry *list = c->bind_retries;
+	size_t nr = c->nr_bind_retries;
+
+	/* taken out first: an answer may queue new retries meanwhile */
+	c->bind_retries = NULL;
+	c->nr_bind_retries = c->alloc_bind_retries = 0;
+	for (size_t i = 0; i < nr; i++) {
+		const struct kerf_action *a = &list[i].a;
+		const struct kerf_kpod *p;
+		struct kerf_err err = { 0 };
+		char key[320];
+
+		if (list[i].at_ms > now_ms) {
+			if (KERF_GROW(c->bind_retries, c->alloc_bind_retries,
+				      c->nr_bind_retries + 1) == 0)
+				c->bind_retries[c->nr_bind_retries++] = list[i];
+			continue;
+		}
+		snprintf(key, sizeof(key), "%s/%s", a->ns, a->name);
+		p = kerf_informer_get(c->inf[INF_PODS], key);
+		if (!p || p->node || (p->uid && strcmp(p->uid, a->uid)) ||
+		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node))
+			continue;
+		c->st.binds_retried++;
+		if (send_bind(c, a, list[i].attempt, &err) < 0) {
+			c->st.requests_failed++;
+			note_error(c, "bind", err.msg);
+		}
+	}
+	free(list);
 }
 
 int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
@@ -998,6 +1149,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 	if (!kerf_controller_synced(c) || !kerf_controller_leading(c, now_ms))
 		return wait < 50 ? wait : 50;
 	evictions_due(c, now_ms);
+	binds_due(c, now_ms);
 	if (c->dirty || now_ms - c->last_cycle_ms >= c->o.resync_ms) {
 		uint64_t t0 = c->o.ops->now_ms(c->o.ops->ctx), ms;
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "kube/informer.h"
 #include "kube/ops.h"
 #include "serve/histogram.h"
 #include "serve/leader.h"
@@ -43,6 +44,7 @@ struct kerf_controller_stats {
 	uint64_t cycle_ms_max;
 	struct kerf_hist_ms cycle_hist;    /* the cycles' durations */
 	uint64_t binds_sent, binds_ok, binds_conflict, binds_failed;
+	uint64_t binds_retried;            /* sent again: the pod stayed unbound */
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;
 	uint64_t requests_failed;
@@ -93,6 +95,14 @@ const struct kerf_world *kerf_controller_world(const struct kerf_controller *c);
 const struct kerf_informer *
 kerf_controller_informer(const struct kerf_controller *c, unsigned k,
 			 const char **resource);
+
+/*
+ * The counters of every informer summed into *sum (lists, relists, watch
+ * restarts, 410s, errors ...; last_error is the first informer's that has
+ * one), for tests and metrics that ask whether the caches saw faults.
+ */
+void kerf_controller_informer_totals(const struct kerf_controller *c,
+				     struct kerf_informer_stats *sum);
 
 /* On shutdown: give the lease back (a request; poll until in_flight is 0). */
 void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms);

@@ -231,6 +231,7 @@ int kerf_metrics_text(const struct kerf_controller *c,
 	ONE("counter", "kerf_binds_ok_total", "Bindings the API server took.", s->binds_ok);
 	ONE("counter", "kerf_binds_conflict_total", "Bindings refused with 409 (the pod was bound already).", s->binds_conflict);
 	ONE("counter", "kerf_binds_failed_total", "Bindings that failed otherwise.", s->binds_failed);
+	ONE("counter", "kerf_binds_retried_total", "Bindings sent again because the pod stayed unbound after a 409 or a failure.", s->binds_retried);
 	ONE("counter", "kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);
 	ONE("counter", "kerf_events_sent_total", "Events sent.", s->events_sent);
 	ONE("counter", "kerf_preemption_requests_total", "Checkpoint requests and their withdrawals sent.", s->preempts_sent);

@@ -255,6 +255,24 @@ const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 	return x && x->g && !x->g->external ? x->g->key : NULL;
 }
 
+bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
+			    const char *name, const char *uid,
+			    const char *node)
+{
+	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	const struct wpod *x;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	x = kerf_map_get_str(&w->pods, key);
+	if (!x || x->role != ROLE_KERF || !x->g || !x->g->running ||
+	    !x->in_run || x->evicting || x->p.node)
+		return false;
+	if (uid && uid[0] && x->p.uid && strcmp(uid, x->p.uid))
+		return false;
+	return x->b.node < w->st.cluster.nr_slots &&
+	       !strcmp(w->st.cluster.nodes[x->b.node].name, node);
+}
+
 /* See world_int.h. */
 int kerf_world_update_pods(struct kerf_world *w, const char *ns, int64_t now_ms,
 		       struct kerf_err *err)

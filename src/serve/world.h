@@ -151,6 +151,16 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 				int64_t retry_s, struct kerf_actions *out,
 				struct kerf_err *err);
 
+/*
+ * Is pod ns/name (of uid) placed by kerf on node and not yet seen bound
+ * there?  True while a BIND the world returned for it still stands (its
+ * workload runs, the pod is neither evicted nor replaced): the binding
+ * may be sent again.
+ */
+bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
+			    const char *name, const char *uid,
+			    const char *node);
+
 /* The workload key of pod ns/name, or NULL when kerf does not place it. */
 const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 				    const char *name);
