@@ -5,7 +5,9 @@
  * the pods' uids and GPU annotations), a pod of a namespace without a
  * tenant is told why (PodScheduled=False and an Event), nothing is decided
  * before every cache synced, and with leader election nothing is decided
- * before the lease is held.
+ * before the lease is held.  Bindings refused with a 409 that did not
+ * land, or failed with a 500, are sent again while the pod stays unbound
+ * (the fault suite found pods lost and gangs broken without it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,6 +145,72 @@ static void test_gang_bound_whole(void **state)
 	kerf_kube_fake_free(f);
 }
 
+static void test_failed_binding_sent_again(void **state)
+{
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	static const char *ok =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
+	static const char *conflict =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"Operation cannot be fulfilled on pods/binding \\\"g-0\\\": pod g-0 is already assigned to node \\\"gpu-1\\\"\","
+		"\"reason\":\"Conflict\",\"details\":{\"name\":\"g-0\",\"kind\":\"pods/binding\"},\"code\":409}";
+	static const char *internal =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"Internal error occurred: etcd\",\"reason\":\"InternalError\",\"code\":500}";
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	assert_non_null(f);
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	script_lists(f);
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path,
+			i == 0 ? 409 : i == 1 ? 500 : 201,
+			i == 0 ? conflict : i == 1 ? internal : ok), 0);
+	}
+	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	kerf_controller_step(c, now);
+	kerf_kube_fake_poll(f);
+	kerf_controller_step(c, now);
+	kerf_kube_fake_poll(f);
+	kerf_controller_step(c, now);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 2);
+	assert_int_equal(kerf_controller_stats(c)->binds_conflict, 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_failed, 1);
+	/* not at once: the watch may yet say the pods are bound */
+	kerf_controller_step(c, now + 100);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	/* still unbound a while later: both go again, to the same GPUs */
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-0/binding", 201, ok), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-1/binding", 201, ok), 0);
+	kerf_controller_step(c, now + 10000);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/binding"), 2);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-1/binding"), 2);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-2/binding"), 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_retried, 2);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 4);
+	/* answered 201: nothing more is sent */
+	kerf_controller_step(c, now + 60000);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 6);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 static void test_waits_for_the_lease(void **state)
 {
 	struct kerf_kube_fake *f = kerf_kube_fake_new();
@@ -238,6 +306,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gang_bound_whole),
 		cmocka_unit_test(test_tenant_before_its_nodes),
+		cmocka_unit_test(test_failed_binding_sent_again),
 		cmocka_unit_test(test_waits_for_the_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
