@@ -11,11 +11,12 @@
  * through libcurl.  Watches are streamed line by line, never buffered
  * whole, so informers work through the proxy.
  *
- * Faults are drawn per request from the seed and the request's number (in
- * order of arrival), so a run with one client is repeatable; each class
- * has its own draw.  A request gets at most one fault, tried in the order
- * 429, 5xx, 409 (writes only), 410 (watch starts only); latency is added
- * on top.  Injected answers are shaped byte for byte as kube-apiserver
+ * Faults follow a schedule per class from the seed: of the requests a
+ * class may hit (in order of arrival), exactly permille/1000 are hit, at
+ * places the seed chooses, so even a short run meets every class on and a
+ * run with one client is repeatable.  A request gets at most one fault,
+ * tried in the order 429, 5xx, 409 (writes only), 410 (watch starts
+ * from a resourceVersion only); latency is added on top.  Injected answers are shaped byte for byte as kube-apiserver
  * 1.34 writes them (metav1.Status, key order kind, apiVersion, metadata,
  * status, message, reason, details, code; a newline after the object).
  *

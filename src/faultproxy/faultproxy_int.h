@@ -20,6 +20,10 @@
 #include "faultproxy/faultproxy.h"
 #include "kube/endpoint.h"
 
+/* Fault classes, each with its own schedule. */
+enum { FP_CLASS_THROTTLE = 0, FP_CLASS_5XX, FP_CLASS_CONFLICT, FP_CLASS_GONE,
+       FP_NR_CLASSES };
+
 struct kerf_fault_proxy {
 	struct kerf_kube_config up;
 	struct kerf_kube_endpoint ep;
@@ -30,7 +34,7 @@ struct kerf_fault_proxy {
 	char url[64];
 	pthread_mutex_t mu;            /* everything below */
 	uint64_t seed;
-	uint64_t seq;                  /* requests so far */
+	uint64_t eligible[FP_NR_CLASSES];  /* requests each class could hit */
 	uint64_t nr_5xx;               /* injected 5xx so far: 500, 503, 504 */
 	struct kerf_fault_rates rates;
 	struct kerf_fault_counts counts;
@@ -64,11 +68,11 @@ void kerf_fp_path_parse(const char *uri, struct fp_path *out);
 void kerf_fp_query(const char *uri, const char *key, char *out, size_t size);
 
 /*
- * The fault for request number seq (under p->mu): writes may get 409,
+ * The fault for the next request (under p->mu): writes may get 409,
  * watches from a resourceVersion 410.
  */
-enum fp_fault kerf_fp_draw(struct kerf_fault_proxy *p, uint64_t seq,
-			   bool write, bool watch_from_rv);
+enum fp_fault kerf_fp_draw(struct kerf_fault_proxy *p, bool write,
+			   bool watch_from_rv);
 
 /*
  * The body of an answer kube-apiserver would give (malloc, a newline after

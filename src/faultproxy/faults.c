@@ -3,8 +3,9 @@
  * would give in its place, byte for byte as the recorded transcripts show
  * them (a compact metav1.Status in Go's field order, then a newline).
  *
- * Each fault class has its own draw from (seed, request number, class),
- * so turning one class on does not move another's schedule.
+ * Each fault class has its own schedule, from the seed and the number of
+ * requests it could have hit so far, so turning one class on does not
+ * move another's.
  */
 #include "faultproxy/faultproxy_int.h"
 
@@ -13,36 +14,42 @@
 
 #include "base/map.h"
 
-enum { CLASS_THROTTLE = 1, CLASS_5XX, CLASS_CONFLICT, CLASS_GONE };
-
-static bool hit(uint64_t seed, uint64_t seq, unsigned cls, uint32_t permille)
+/*
+ * The k-th request a class may hit is hit when an accumulator that gains
+ * permille per request, from a phase drawn from the seed, crosses a
+ * multiple of 1000: exactly permille/1000 of them over any run of
+ * 1000/permille, at places the seed chooses.  (Independent coin flips
+ * would give a short run none at all as often as not.)
+ */
+static bool hit(struct kerf_fault_proxy *p, unsigned cls, uint32_t permille)
 {
-	uint64_t x;
+	uint64_t x = p->seed ^ ((uint64_t)cls << 56), k = p->eligible[cls]++;
 
 	if (permille == 0)
 		return false;
-	/* splitmix64's finaliser over the three inputs */
-	x = seed ^ (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)cls << 56);
+	/* splitmix64's finaliser: the phase */
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x % 1000 < permille;
+	x = (x ^ (x >> 31)) % 1000;
+	return (x + k * permille) / 1000 != (x + (k + 1) * permille) / 1000;
 }
 
-enum fp_fault kerf_fp_draw(struct kerf_fault_proxy *p, uint64_t seq,
-			   bool write, bool watch_from_rv)
+enum fp_fault kerf_fp_draw(struct kerf_fault_proxy *p, bool write,
+			   bool watch_from_rv)
 {
 	const struct kerf_fault_rates *r = &p->rates;
+	enum fp_fault f = FP_NONE;
 
-	if (hit(p->seed, seq, CLASS_THROTTLE, r->throttle_permille))
-		return FP_THROTTLE;
-	if (hit(p->seed, seq, CLASS_5XX, r->server_error_permille))
-		return FP_SERVER_ERROR;
-	if (write && hit(p->seed, seq, CLASS_CONFLICT, r->conflict_permille))
-		return FP_CONFLICT;
-	if (watch_from_rv && hit(p->seed, seq, CLASS_GONE, r->gone_permille))
-		return FP_GONE;
-	return FP_NONE;
+	/* every class counts each request it may hit, hit or not */
+	if (hit(p, FP_CLASS_THROTTLE, r->throttle_permille))
+		f = FP_THROTTLE;
+	if (hit(p, FP_CLASS_5XX, r->server_error_permille) && f == FP_NONE)
+		f = FP_SERVER_ERROR;
+	if (write && hit(p, FP_CLASS_CONFLICT, r->conflict_permille) && f == FP_NONE)
+		f = FP_CONFLICT;
+	if (watch_from_rv && hit(p, FP_CLASS_GONE, r->gone_permille) && f == FP_NONE)
+		f = FP_GONE;
+	return f;
 }
 
 /* Copy segment [s, e) into out, cut to size. */

@@ -320,7 +320,6 @@ static enum MHD_Result handle(struct kerf_fault_proxy *p,
 	char watch[8], rv[32], name[254], node[254];
 	bool write, is_watch, binding;
 	enum fp_fault f;
-	uint64_t seq;
 	size_t len = 0;
 	char *body;
 
@@ -340,10 +339,9 @@ static enum MHD_Result handle(struct kerf_fault_proxy *p,
 		  (!strcmp(path.sub, "binding") ||
 		   (!strcmp(path.resource, "bindings") && !path.name[0]));
 	pthread_mutex_lock(&p->mu);
-	seq = p->seq++;
 	p->counts.requests++;
 	rates = p->rates;
-	f = kerf_fp_draw(p, seq, write, is_watch && rv[0] && strcmp(rv, "0"));
+	f = kerf_fp_draw(p, write, is_watch && rv[0] && strcmp(rv, "0"));
 	if (rates.latency_ms)
 		p->counts.delayed++;
 	pthread_mutex_unlock(&p->mu);

@@ -79,8 +79,7 @@ static bool saw_5xx(const struct kerf_fault_counts *px,
 	(void)inf, (void)st;
 	return px->server_errors[0] + px->server_errors[1] + px->server_errors[2] > 0 &&
 	       by_class(kc, KERF_KUBE_INTERNAL) + by_class(kc, KERF_KUBE_UNAVAILABLE) +
-			       by_class(kc, KERF_KUBE_SERVER_TIMEOUT) > 0 &&
-	       kc->retries > 0;
+			       by_class(kc, KERF_KUBE_SERVER_TIMEOUT) > 0;
 }
 
 static bool saw_429(const struct kerf_fault_counts *px,
@@ -89,8 +88,7 @@ static bool saw_429(const struct kerf_fault_counts *px,
 		    const struct kerf_controller_stats *st)
 {
 	(void)inf, (void)st;
-	return px->throttled > 0 && by_class(kc, KERF_KUBE_TOO_MANY_REQUESTS) > 0 &&
-	       kc->retries > 0;
+	return px->throttled > 0 && by_class(kc, KERF_KUBE_TOO_MANY_REQUESTS) > 0;
 }
 
 static bool saw_latency(const struct kerf_fault_counts *px,
@@ -119,8 +117,7 @@ static const struct scenario scenarios[] = {
 	  { .conflict_permille = 200, .conflict_after_forward = true },
 	  saw_conflicts },
 	{ "410 at watch starts and mid-stream, streams dropped",
-	  { .gone_permille = 300, .gone_after_events = 7,
-	    .drop_after_events = 4, .drop_after_ms = 1500 },
+	  { .gone_permille = 300, .gone_after_events = 3, .drop_after_ms = 1500 },
 	  saw_watch_faults },
 	{ "5xx on 10% of requests", { .server_error_permille = 100 }, saw_5xx },
 	{ "429 with Retry-After: 1 on 10% of requests",
