@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 enum {
@@ -54,26 +53,6 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 	return rc < 0 ? 0 : len;
 }
 
-/* "Name: value" when the header is name: the value, trimmed, into out. */
-static bool header_is(const char *h, size_t len, const char *name, char *out,
-		      size_t size)
-{
-	size_t n = strlen(name), v;
-
-	if (len <= n || strncasecmp(h, name, n) != 0 || h[n] != ':')
-		return false;
-	h += n + 1;
-	len -= n + 1;
-	while (len > 0 && (*h == ' ' || *h == '\t'))
-		h++, len--;
-	while (len > 0 && (h[len - 1] == '\r' || h[len - 1] == '\n'))
-		len--;
-	v = len < size - 1 ? len : size - 1;
-	memcpy(out, h, v);
-	out[v] = '\0';
-	return true;
-}
-
 static size_t on_header(char *h, size_t size, size_t nmemb, void *arg)
 {
 	struct fp_upstream *u = arg;
@@ -89,11 +68,11 @@ static size_t on_header(char *h, size_t size, size_t nmemb, void *arg)
 	} else if (len <= 2 && u->status >= 200) {
 		u->headers_done = true;
 		pthread_cond_broadcast(&u->cond);
-	} else if (header_is(h, len, "content-type", u->ctype, sizeof(u->ctype)) ||
-		   header_is(h, len, "retry-after", u->retry_after,
+	} else if (kerf_kube_header_is(h, len, "content-type", u->ctype, sizeof(u->ctype)) ||
+		   kerf_kube_header_is(h, len, "retry-after", u->retry_after,
 			     sizeof(u->retry_after))) {
 		/* kept */
-	} else if (header_is(h, len, "warning", val, sizeof(val))) {
+	} else if (kerf_kube_header_is(h, len, "warning", val, sizeof(val))) {
 		/* bounded: further warnings are dropped */
 		if ((u->warnings.len == 0 || kerf_buf_add_str(&u->warnings, "\n") == 0) &&
 		    kerf_buf_add_str(&u->warnings, val) < 0)

@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *p)
 {
@@ -39,27 +38,6 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *p)
 	return len;
 }
 
-/* "Name: value" when the header is name; value trimmed into out. */
-static bool header_is(const char *h, size_t len, const char *name,
-		      char *out, size_t size)
-{
-	size_t n = strlen(name), v;
-
-	if (len <= n || strncasecmp(h, name, n) != 0 || h[n] != ':')
-		return false;
-	h += n + 1;
-	len -= n + 1;
-	while (len > 0 && (*h == ' ' || *h == '\t'))
-		h++, len--;
-	while (len > 0 && (h[len - 1] == '\r' || h[len - 1] == '\n' ||
-			   h[len - 1] == ' '))
-		len--;
-	v = len < size - 1 ? len : size - 1;
-	memcpy(out, h, v);
-	out[v] = '\0';
-	return true;
-}
-
 static size_t on_header(char *h, size_t size, size_t nmemb, void *p)
 {
 	struct kreq *r = p;
@@ -73,14 +51,14 @@ static size_t on_header(char *h, size_t size, size_t nmemb, void *p)
 		kerf_buf_reset(&r->warning);
 		return len;
 	}
-	if (header_is(h, len, "content-type", r->resp_content_type,
+	if (kerf_kube_header_is(h, len, "content-type", r->resp_content_type,
 		      sizeof(r->resp_content_type)))
 		return len;
-	if (header_is(h, len, "retry-after", val, sizeof(val))) {
+	if (kerf_kube_header_is(h, len, "retry-after", val, sizeof(val))) {
 		r->retry_after_s = kerf_kube_parse_retry_after(val);
 		return len;
 	}
-	if (header_is(h, len, "warning", val, sizeof(val))) {
+	if (kerf_kube_header_is(h, len, "warning", val, sizeof(val))) {
 		/* bounded: further warnings are dropped, the response kept */
 		if (r->warning.len > 0 && kerf_buf_add_str(&r->warning, "\n") < 0)
 			return len;

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 
@@ -137,4 +138,24 @@ int kerf_kube_endpoint_secure(const struct kerf_kube_endpoint *ep,
 		SET(CURLOPT_XOAUTH2_BEARER, cfg->token);
 	}
 	return 0;
+}
+
+bool kerf_kube_header_is(const char *h, size_t len, const char *name,
+		      char *out, size_t size)
+{
+	size_t n = strlen(name), v;
+
+	if (len <= n || strncasecmp(h, name, n) != 0 || h[n] != ':')
+		return false;
+	h += n + 1;
+	len -= n + 1;
+	while (len > 0 && (*h == ' ' || *h == '\t'))
+		h++, len--;
+	while (len > 0 && (h[len - 1] == '\r' || h[len - 1] == '\n' ||
+			   h[len - 1] == ' '))
+		len--;
+	v = len < size - 1 ? len : size - 1;
+	memcpy(out, h, v);
+	out[v] = '\0';
+	return true;
 }

@@ -11,6 +11,9 @@
 #ifndef KERF_KUBE_ENDPOINT_H
 #define KERF_KUBE_ENDPOINT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <curl/curl.h>
 
 #include "base/err.h"
@@ -36,5 +39,13 @@ void kerf_kube_endpoint_release(struct kerf_kube_endpoint *ep);
  */
 int kerf_kube_endpoint_secure(const struct kerf_kube_endpoint *ep,
 			      const struct kerf_kube_config *cfg, CURL *e);
+
+/*
+ * A response header line h[0..len) from libcurl: when it is "name: ..."
+ * (name case-insensitive), the value without surrounding white space and
+ * line end into out[size] (cut to fit) and true.
+ */
+bool kerf_kube_header_is(const char *h, size_t len, const char *name,
+			 char *out, size_t size);
 
 #endif /* KERF_KUBE_ENDPOINT_H */
