@@ -17,6 +17,7 @@
 #define KERF_ANN_ASSIGNED_GPUS     "kerf.io/assigned-gpus"   /* "0,1,2,3" */
 #define KERF_ANN_ASSIGNED_MIG      "kerf.io/assigned-mig"    /* "3g.40gb@4" */
 #define KERF_ANN_ASSIGNED_FRACTION "kerf.io/assigned-fraction" /* "250m" */
+#define KERF_ANN_PLANNED_NODE      "kerf.io/planned-node"    /* a gang's plan */
 #define KERF_ANN_PREEMPT_AT        "kerf.io/preempt-at"      /* RFC 3339 */
 #define KERF_ANN_CHECKPOINT_DONE   "kerf.io/checkpoint-done" /* RFC 3339 */
 #define KERF_ANN_LAST_CHECKPOINT   "kerf.io/last-checkpoint" /* RFC 3339 */

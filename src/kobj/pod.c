@@ -428,6 +428,9 @@ static void read_annotations(struct decode *d, const json_t *ann)
 	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_MIG);
 	if (json_is_string(v))
 		kerf_strtab_add(&d->st, &p->assigned_mig, json_string_value(v));
+	v = kerf_json_get(ann, KERF_ANN_PLANNED_NODE);
+	if (json_is_string(v) && json_string_length(v) > 0)
+		kerf_strtab_add(&d->st, &p->planned_node, json_string_value(v));
 }
 
 static int read_phase(struct decode *d, const json_t *obj)
@@ -645,6 +648,7 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 	fields[nr++] = &c.mig_profile;
 	fields[nr++] = &c.assigned_gpus;
 	fields[nr++] = &c.assigned_mig;
+	fields[nr++] = &c.planned_node;
 	fields[nr++] = &c.invalid;
 	for (size_t i = 0; i < src->nr_selector; i++) {
 		fields[nr++] = &c.selector[i].key;

@@ -78,6 +78,7 @@ struct kerf_kpod {
 	const char *mig_profile;     /* "3g.40gb" of nvidia.com/mig-3g.40gb; NULL */
 	const char *assigned_gpus;   /* annotations kerf wrote; NULL when absent */
 	const char *assigned_mig;
+	const char *planned_node;    /* kerf.io/planned-node (a gang's plan) */
 	/*
 	 * Why kerf must not schedule the pod as it stands (a gang size that is
 	 * not a number, a fraction with whole GPUs, two MIG profiles, an

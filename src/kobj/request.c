@@ -123,10 +123,11 @@ int kerf_kreq_pending(struct kerf_kreq *r, const char *ns, const char *name,
 		      err);
 }
 
-int kerf_kreq_annotate(struct kerf_kreq *r, const char *ns, const char *name,
-		       const char *key, const char *value,
-		       struct kerf_err *err)
+int kerf_kreq_annotations(struct kerf_kreq *r, const char *ns,
+			  const char *name, const struct kerf_kv *kv, size_t nr,
+			  struct kerf_err *err)
 {
+	json_t *ann;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -134,9 +135,22 @@ int kerf_kreq_annotate(struct kerf_kreq *r, const char *ns, const char *name,
 		return rc;
 	r->method = "PATCH";
 	r->content_type = "application/merge-patch+json";
-	return finish(r, json_pack("{s:{s:{s:o}}}", "metadata", "annotations",
-				   key, value ? json_string(value) : json_null()),
+	ann = json_object();
+	for (size_t i = 0; ann && i < nr; i++)
+		json_object_set_new(ann, kv[i].key,
+				    kv[i].value ? json_string(kv[i].value) : json_null());
+	return finish(r, ann ? json_pack("{s:{s:o}}", "metadata", "annotations", ann)
+			     : NULL,
 		      err);
+}
+
+int kerf_kreq_annotate(struct kerf_kreq *r, const char *ns, const char *name,
+		       const char *key, const char *value,
+		       struct kerf_err *err)
+{
+	struct kerf_kv kv = { key, value };
+
+	return kerf_kreq_annotations(r, ns, name, &kv, 1, err);
 }
 
 int kerf_kreq_eviction(struct kerf_kreq *r, const char *ns, const char *name,

@@ -7,8 +7,8 @@
  *   binding       POST   .../pods/NAME/binding        (201 Status)
  *   pending       PATCH  .../pods/NAME/status         strategic merge:
  *                 PodScheduled=False merged by type, other conditions kept
- *   annotate      PATCH  .../pods/NAME                merge patch of one
- *                 annotation (null removes it)
+ *   annotate      PATCH  .../pods/NAME                merge patch of
+ *                 annotations (null removes one)
  *   eviction      POST   .../pods/NAME/eviction       policy/v1 Eviction
  *   event         POST   .../namespaces/NS/events     core/v1 Event
  *   event count   PATCH  .../events/NAME              count, lastTimestamp
@@ -55,6 +55,14 @@ int kerf_kreq_pending(struct kerf_kreq *r, const char *ns, const char *name,
 int kerf_kreq_annotate(struct kerf_kreq *r, const char *ns, const char *name,
 		       const char *key, const char *value,
 		       struct kerf_err *err);
+
+/*
+ * Set (value non-NULL) or remove several annotations of a pod in one merge
+ * patch (a gang's plan: kerf.io/planned-node and the devices).
+ */
+int kerf_kreq_annotations(struct kerf_kreq *r, const char *ns,
+			  const char *name, const struct kerf_kv *kv, size_t nr,
+			  struct kerf_err *err);
 
 /* Evict with the given grace (seconds; negative: the pod's own). */
 int kerf_kreq_eviction(struct kerf_kreq *r, const char *ns, const char *name,

@@ -242,6 +242,26 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	return g ? kerf_world_sync(w, g, now_ms, err) : 0;
 }
 
+int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
+		       struct kerf_err *err)
+{
+	struct wgroup *g = group ? kerf_map_get_u64(&w->by_id, group) : NULL;
+	int rc;
+
+	if (!g || !g->running || g->external)
+		return 0;
+	for (size_t i = 0; i < g->nr_m; i++)
+		if (g->m[i]->in_run && g->m[i]->p.node)
+			return 0;
+	/* pending again under the same id and submission time */
+	rc = kerf_state_requeue(&w->st, g->id, now_ms, err);
+	if (rc < 0)
+		return rc;
+	kerf_world_unrun(w, g, false);
+	w->stats.nr_unplaced++;
+	return kerf_world_sync(w, g, now_ms, err);
+}
+
 const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 				    const char *name)
 {
@@ -476,8 +496,16 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 
 	if (now_ms > w->now_ms)
 		w->now_ms = now_ms;
-	/* what events decided, in the order they decided it */
-	for (size_t i = 0; i < w->queued.nr; i++) {
+	/*
+	 * Bound pods not counted yet: their node may be there, room free;
+	 * by now every member of a gang has been sent (a gang still only
+	 * partly bound is finished from its plan or undone: actions queued).
+	 */
+	w->at_cycle = true;
+	rc = kerf_world_sync_all(w, false, true, now_ms, err);
+	w->at_cycle = false;
+	/* what events and adoptions decided, in the order they decided it */
+	for (size_t i = 0; rc == 0 && i < w->queued.nr; i++) {
 		struct kerf_action *a = kerf_world_action(out);
 
 		if (!a)
@@ -485,14 +513,6 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 		*a = w->queued.a[i];
 	}
 	kerf_actions_clear(&w->queued);
-	/*
-	 * Bound pods not counted yet: their node may be there, room free;
-	 * by now every member of a gang has been sent (a gang still only
-	 * partly bound is adopted for what it holds).
-	 */
-	w->at_cycle = true;
-	rc = kerf_world_sync_all(w, false, true, now_ms, err);
-	w->at_cycle = false;
 	/* victims past their deadline leave (and are forgotten) first */
 	if (rc == 0 && kerf_preempt_expire(&w->st, now_ms, &w->dec, err) >= 0)
 		rc = kerf_world_consume(w, now_ms, out, err);

@@ -18,7 +18,10 @@
  *   - the priority class is the kerf class of the pod's PriorityClass
  *     name, else the highest class at or below the pod's priority.
  * Pods already bound when kerf first sees them (a restart) are adopted
- * with the devices their kerf.io/assigned-* annotations name.  Pods of
+ * with the devices their kerf.io/assigned-* annotations name; a gang
+ * found partly bound is finished from the plan written on its pods
+ * before its first binding (kerf.io/planned-node), or its bound pods
+ * evicted when the plan cannot be carried out.  Pods of
  * other schedulers holding GPUs on a node kerf knows are adopted into the
  * tenant "kerf-external" so their GPUs count as used.
  * Nodes are placed on by their rank (all equal: ties go by name), with
@@ -92,6 +95,9 @@ struct kerf_world_stats {
 	uint64_t nr_partial;            /* gangs found only partly bound */
 	uint64_t nr_admitted;           /* workloads the cycles admitted */
 	uint64_t nr_preempted;          /* victims the cycles asked to leave */
+	uint64_t nr_plans_finished;     /* ... adopted whole from their plan */
+	uint64_t nr_plans_undone;       /* ... whose bound pods were evicted */
+	uint64_t nr_unplaced;           /* placements whose plan failed */
 };
 
 struct kerf_world;
@@ -160,6 +166,16 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 			    const char *name, const char *uid,
 			    const char *node);
+
+/*
+ * The plan of workload group (a kerf_action's group: its BINDs) could not
+ * be written on every pod, or its first binding failed: nothing of it is
+ * bound, so it is pending again, placed anew at a later cycle.  Nothing
+ * happens when the workload is gone, no longer runs in the core, or has a
+ * pod bound already.
+ */
+int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
+		       struct kerf_err *err);
 
 /* The workload key of pod ns/name, or NULL when kerf does not place it. */
 const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,

@@ -55,15 +55,40 @@ static struct wpod *nth_of_set(struct wgroup *g, unsigned s, uint32_t k)
 	return NULL;
 }
 
+/* See world_int.h. */
+int kerf_world_bind_action(struct kerf_world *w, const struct wpod *x,
+			   const struct kerf_pod *req, int32_t milli,
+			   uint8_t share, uint32_t group,
+			   struct kerf_actions *out, struct kerf_err *err)
+{
+	const struct kerf_node *n = &w->st.cluster.nodes[x->b.node];
+	struct kerf_action *a = pod_action(out, x, KERF_ACT_BIND, group);
+
+	if (!a)
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	snprintf(a->node, sizeof(a->node), "%s", n->name);
+	kerf_world_gpus_text(x->b.gpus, a->gpus, sizeof(a->gpus));
+	if (kerf_pod_is_mig(req)) {
+		int p = kerf_pod_mig_profile(&w->st.cluster, n, req);
+		const struct kerf_mig_model *mm = w->st.cluster.models[n->model].mig;
+
+		if (p >= 0 && mm)
+			snprintf(a->mig, sizeof(a->mig), "%s@%u", mm->profiles[p].name,
+				 x->b.mig_start);
+	} else if (kerf_pod_is_fraction(req)) {
+		a->gpu_milli = milli;
+		a->share = share;
+	}
+	return 0;
+}
+
 static int bind(struct kerf_world *w, struct wgroup *g,
 		const struct kerf_decision *d, struct kerf_actions *out,
 		struct kerf_err *err)
 {
 	const struct kerf_workload *cw = kerf_state_find((const struct kerf_state *)&w->st,
 							 d->workload);
-	const struct kerf_node *n = &w->st.cluster.nodes[d->b.node];
 	struct wpod *x;
-	struct kerf_action *a;
 
 	if (d->set >= KERF_MAX_PODSETS)
 		return 0;
@@ -77,23 +102,8 @@ static int bind(struct kerf_world *w, struct wgroup *g,
 	x->in_run = true;
 	x->b = d->b;
 	x->why_hash = x->told_hash = 0;
-	a = pod_action(out, x, KERF_ACT_BIND, d->workload);
-	if (!a)
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	snprintf(a->node, sizeof(a->node), "%s", n->name);
-	kerf_world_gpus_text(d->b.gpus, a->gpus, sizeof(a->gpus));
-	if (kerf_pod_is_mig(&cw->sets[d->set].req)) {
-		int p = kerf_pod_mig_profile(&w->st.cluster, n, &cw->sets[d->set].req);
-		const struct kerf_mig_model *mm = w->st.cluster.models[n->model].mig;
-
-		if (p >= 0 && mm)
-			snprintf(a->mig, sizeof(a->mig), "%s@%u", mm->profiles[p].name,
-				 d->b.mig_start);
-	} else if (kerf_pod_is_fraction(&cw->sets[d->set].req)) {
-		a->gpu_milli = d->value;
-		a->share = d->share;
-	}
-	return 0;
+	return kerf_world_bind_action(w, x, &cw->sets[d->set].req, d->value,
+				      d->share, d->workload, out, err);
 }
 
 static const char *evict_text(uint8_t reason)

@@ -145,6 +145,15 @@ bool kerf_world_same_req(const struct kerf_pod *a, const struct kerf_pod *b);
 struct kerf_action *kerf_world_action(struct kerf_actions *l);
 
 /*
+ * The binding of x as it runs in the core (x->b), for a pod of shape req
+ * (a fraction: milli and share), appended to out.
+ */
+int kerf_world_bind_action(struct kerf_world *w, const struct wpod *x,
+			   const struct kerf_pod *req, int32_t milli,
+			   uint8_t share, uint32_t group,
+			   struct kerf_actions *out, struct kerf_err *err);
+
+/*
  * Carry out w->dec from index from on: actions appended to out, forgotten
  * work forgotten.  The list is cleared.
  */

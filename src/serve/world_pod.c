@@ -163,12 +163,15 @@ int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
 	const struct kerf_cluster *c = &w->st.cluster;
 	const struct kerf_kpod *p = &x->p;
 	const struct kerf_node *n;
+	const char *node;
 	int slot, rc;
 
-	slot = p->node ? kerf_cluster_find_node(c, p->node) : -KERF_ENOTFOUND;
+	/* a gang's member not bound yet runs where its plan says */
+	node = p->node ? p->node : p->planned_node;
+	slot = node ? kerf_cluster_find_node(c, node) : -KERF_ENOTFOUND;
 	if (slot < 0) {
-		snprintf(why, size, "bound to node '%s', which kerf does not know",
-			 p->node ? p->node : "");
+		snprintf(why, size, "%s node '%s', which kerf does not know",
+			 p->node ? "bound to" : "planned on", node ? node : "");
 		return -KERF_ENOTFOUND;
 	}
 	n = &c->nodes[slot];

@@ -206,12 +206,13 @@ static int class_of(const struct kerf_world *w, const struct kerf_kpod *p)
 
 /*
  * Adopt the bound pods v[0..nr) of g as running (a restart, or another
- * scheduler's pod): the devices their annotations name, else the lowest
- * free.  Refused bindings are counted as conflicts, once.
+ * scheduler's pod; a gang's members not bound yet where their plan says):
+ * the devices their annotations name, else the lowest free.  0 adopted,
+ * 1 refused (why in *refused), negative on error.
  */
 static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		 size_t nr, int tenant, int cls, int64_t now_ms,
-		 struct kerf_err *err)
+		 struct kerf_err *refused, struct kerf_err *err)
 {
 	struct kerf_workload wl = { .tenant = tenant, .class_idx = cls,
 				    .min_count = (uint32_t)nr };
@@ -234,7 +235,8 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		struct wpod *x = v[k];
 		struct kerf_pod req;
 		struct kerf_binding b;
-		int slot = x->p.node ? kerf_cluster_find_node(&w->st.cluster, x->p.node) : -1;
+		const char *node = x->p.node ? x->p.node : x->p.planned_node;
+		int slot = node ? kerf_cluster_find_node(&w->st.cluster, node) : -1;
 		size_t h = 0, s = 0;
 
 		while (h < nr_held && (int)held[h].slot != slot)
@@ -301,17 +303,25 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 	id = 0;
 	goto out;
 refused:
-	/* told once; tried again at every cycle (a node may come, room free) */
-	g->wants_adopt = true;
-	if (!v[0]->conflict_counted) {
-		v[0]->conflict_counted = true;
-		w->stats.nr_conflicts++;
-	}
-	id = 0;
+	if (refused)
+		*refused = why;
+	id = 1;
 out:
 	free(pods);
 	free(held);
-	return id < 0 ? kerf_err_set(err, id, "out of memory") : 0;
+	return id < 0 ? kerf_err_set(err, id, "out of memory") : id;
+}
+
+/* Bound pods that do not fit: told once, tried again at every cycle. */
+static void adopt_refused(struct kerf_world *w, struct wgroup *g,
+			  struct wpod *x)
+{
+	/* a node may come, room free */
+	g->wants_adopt = true;
+	if (!x->conflict_counted) {
+		x->conflict_counted = true;
+		w->stats.nr_conflicts++;
+	}
 }
 
 static int finish(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
@@ -455,10 +465,93 @@ invalid:
 	return rc;
 }
 
+/*
+ * A gang found partly bound: bound[0..nr_bound) bound, v[0..nr) not
+ * (kerf stopped between its bindings).  Before binding any member of a
+ * gang kerf writes its plan (kerf.io/planned-node and the devices) on
+ * every member, so the whole gang is adopted as placed, the members not
+ * bound yet where their plan says, and their bindings are sent again (at
+ * the next cycle, first of its actions).  When the plan cannot be carried
+ * out (a member gone or without a plan, a bound member elsewhere than
+ * planned, the planned node gone or too full), the bound members are
+ * evicted, told why, so that the gang is placed again whole once its
+ * owner made them again; the others wait.
+ */
+static int adopt_plan(struct kerf_world *w, struct wgroup *g,
+		      struct wpod **bound, size_t nr_bound, struct wpod **v,
+		      size_t nr, uint32_t size, int t, int cls, int64_t now_ms,
+		      struct kerf_err *err)
+{
+	struct kerf_err refused = { 0 };
+	struct wpod **all = NULL;
+	const struct kerf_workload *cw;
+	int rc = 1;
+
+	if (nr_bound + nr != size)
+		snprintf(refused.msg, sizeof(refused.msg), "%zu of its %u pods are left",
+			 nr_bound + nr, size);
+	for (size_t k = 0; k < nr && !refused.msg[0]; k++)
+		if (!v[k]->p.planned_node)
+			snprintf(refused.msg, sizeof(refused.msg), "pod '%s' has no %s",
+				 v[k]->key, KERF_ANN_PLANNED_NODE);
+	for (size_t k = 0; k < nr_bound && !refused.msg[0]; k++)
+		if (bound[k]->p.planned_node &&
+		    strcmp(bound[k]->p.planned_node, bound[k]->p.node) != 0)
+			snprintf(refused.msg, sizeof(refused.msg),
+				 "pod '%s' is bound to node '%s', its plan said '%s'",
+				 bound[k]->key, bound[k]->p.node, bound[k]->p.planned_node);
+	if (!refused.msg[0]) {
+		all = calloc(size, sizeof(*all));
+		if (!all)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		memcpy(all, bound, nr_bound * sizeof(*all));
+		memcpy(all + nr_bound, v, nr * sizeof(*all));
+		rc = adopt(w, g, all, size, t, cls, now_ms, &refused, err);
+		free(all);
+		if (rc < 0)
+			return rc;
+	}
+	if (rc == 0) {
+		/* placed as planned: the bindings left go out */
+		cw = kerf_state_find((const struct kerf_state *)&w->st, g->id);
+		for (size_t k = 0; cw && k < nr && rc == 0; k++)
+			rc = kerf_world_bind_action(w, v[k], &cw->sets[v[k]->set].req,
+						    v[k]->p.gpu_milli, v[k]->p.share,
+						    g->id, &w->queued, err);
+		w->stats.nr_plans_finished++;
+		return rc;
+	}
+	/* undone: the bound members leave, the others wait for the gang */
+	for (size_t k = 0; k < nr_bound; k++) {
+		struct kerf_action *a = kerf_world_action(&w->queued);
+
+		if (!a)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		a->kind = KERF_ACT_EVICT;
+		snprintf(a->ns, sizeof(a->ns), "%s", bound[k]->p.ns);
+		snprintf(a->name, sizeof(a->name), "%s", bound[k]->p.name);
+		snprintf(a->uid, sizeof(a->uid), "%s", bound[k]->p.uid);
+		snprintf(a->reason, sizeof(a->reason), "GangPlanUndone");
+		snprintf(a->message, sizeof(a->message),
+			 "gang '%.60s' was left partly bound (%zu of %u pods), its plan broken (%.70s): evicted to place it whole",
+			 g->key, nr_bound, size, refused.msg);
+		bound[k]->evicting = true;
+		bound[k]->in_run = false;
+	}
+	for (size_t k = 0; k < nr; k++)
+		kerf_world_set_why(w, v[k], "GangPlanUndone",
+			"gang '%s': %zu of %u pods were bound before kerf restarted and the plan cannot be carried out (%.100s): they are evicted, and the gang is placed again whole once all its pods are back",
+			g->key, nr_bound, size, refused.msg);
+	g->wants_adopt = false;
+	w->stats.nr_plans_undone++;
+	return 0;
+}
+
 static int sync_external(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			 struct kerf_err *err)
 {
 	struct wpod *x = g->nr_m ? g->m[0] : NULL;
+	int rc;
 
 	if (g->running) {
 		if (!x || kerf_world_pod_done(x))
@@ -467,8 +560,13 @@ static int sync_external(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	}
 	if (!x || kerf_world_pod_done(x) || !x->p.node)
 		return 0;
-	return adopt(w, g, &x, 1, kerf_tenants_find(&w->st.tenants, KERF_EXTERNAL_TENANT),
-		     w->external_class, now_ms, err);
+	rc = adopt(w, g, &x, 1, kerf_tenants_find(&w->st.tenants, KERF_EXTERNAL_TENANT),
+		   w->external_class, now_ms, NULL, err);
+	if (rc == 1) {
+		adopt_refused(w, g, x);
+		rc = 0;
+	}
+	return rc;
 }
 
 /*
@@ -542,11 +640,9 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	if (nr_bound) {
 		/*
 		 * Bound already: a restart.  A gang bound whole is adopted as
-		 * it runs.  A gang only partly bound (kerf stopped between its
-		 * bindings) is never adopted as whole nor placed again: only
-		 * the pods bound are adopted, so the GPUs they hold are not
-		 * given to anyone else, and the others wait, told why, for the
-		 * controller to finish or undo the gang.
+		 * it runs (as are the live members of one whose other pods
+		 * ended).  A gang only partly bound (kerf stopped between its
+		 * bindings) is finished from its plan, or undone (adopt_plan).
 		 */
 		char why[KERF_ERR_MSG_MAX];
 		int t = kerf_world_tenant_of(w, bound[0]->p.ns, why, sizeof(why));
@@ -559,17 +655,21 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			return 0;
 		}
 		rc = kerf_world_forget(w, g, now_ms, err);
-		if (rc == 0 && t >= 0)
+		if (rc == 0 && t >= 0 && nr) {
+			rc = adopt_plan(w, g, bound, nr_bound, v, nr, size, t,
+					class_of(w, &bound[0]->p), now_ms, err);
+		} else if (rc == 0 && t >= 0) {
 			rc = adopt(w, g, bound, nr_bound, t, class_of(w, &bound[0]->p),
-				   now_ms, err);
-		if (rc == 0 && g->running && (nr || nr_bound < size) && !g->partial_counted) {
+				   now_ms, NULL, err);
+			if (rc == 1) {
+				adopt_refused(w, g, bound[0]);
+				rc = 0;
+			}
+		}
+		if (rc == 0 && (nr || nr_bound < size) && !g->partial_counted) {
 			g->partial_counted = true;
 			w->stats.nr_partial++;
 		}
-		for (size_t k = 0; k < nr; k++)
-			kerf_world_set_why(w, v[k], "GangPartlyBound",
-				"gang '%s': %zu of %u pods were bound before kerf restarted; the rest waits for the gang to be finished or undone",
-				g->key, nr_bound, size);
 	} else if (disagree) {
 		rc = kerf_world_forget(w, g, now_ms, err);
 		for (size_t k = 0; k < nr; k++)

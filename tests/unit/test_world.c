@@ -521,13 +521,135 @@ static void test_restart(void **state)
 		pod_set(w2, &q[1], T0 + 5000);
 		pod_set(w2, &q[0], T0 + 5000);
 		cycle(w2, T0 + 6000, &a);
+		/* no plan on the pod left: the bound one is evicted, told why */
 		assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
-		assert_string_equal(find(&a, KERF_ACT_PENDING, "h-1")->reason, "GangPartlyBound");
+		assert_string_equal(find(&a, KERF_ACT_EVICT, "h-0")->reason, "GangPlanUndone");
+		assert_non_null(strstr(find(&a, KERF_ACT_EVICT, "h-0")->message,
+				       "has no kerf.io/planned-node"));
+		assert_string_equal(find(&a, KERF_ACT_PENDING, "h-1")->reason, "GangPlanUndone");
 		assert_int_equal(kerf_world_stats(w2)->nr_partial, 1);
+		assert_int_equal(kerf_world_stats(w2)->nr_plans_undone, 1);
+		/* and it is not placed or adopted again while it leaves */
+		cycle(w2, T0 + 7000, &a);
+		assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+		assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 0);
 	}
 	kerf_actions_release(&a);
 	kerf_world_free(w);
 	kerf_world_free(w2);
+}
+
+/* The pod as it is after its gang's plan patch (bound: and its binding). */
+static void planned(struct ps *p, const struct kerf_action *a, bool is_bound)
+{
+	snprintf(p->ann, sizeof(p->ann),
+		 "\"kerf.io/planned-node\":\"%.64s\",\"kerf.io/assigned-gpus\":\"%.60s\"",
+		 a->node, a->gpus);
+	if (is_bound)
+		snprintf(p->node, sizeof(p->node), "%.64s", a->node);
+}
+
+/*
+ * A gang's plan: kerf stopped after the first of its bindings.  A new
+ * kerf finishes the gang where the plan says (the GPUs held, nobody else
+ * gets them), or, when the plan cannot be carried out, evicts what was
+ * bound.  A plan that could not be written puts the gang back in line.
+ */
+static void test_gang_plan(void **state)
+{
+	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF), *w2, *w3;
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	struct ps p[4], other = pod("b", "other", 4);
+	struct kerf_action plan[4];
+	uint32_t group;
+
+	(void)state;
+	kerf_actions_init(&a);
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g-%d", i);
+		p[i] = pod("a", name, 4);
+		snprintf(p[i].gang, sizeof(p[i].gang), "g");
+		p[i].gang_size = 4;
+		pod_set(w, &p[i], T0);
+	}
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 4);
+	for (int i = 0; i < 4; i++)
+		plan[i] = *find(&a, KERF_ACT_BIND, p[i].name);
+	group = plan[0].group;
+
+	/* the plan could not be written: nothing bound, placed again */
+	assert_int_equal(kerf_world_unplace(w, group, T0 + 1500, &err), 0);
+	state_ok(w);
+	assert_int_equal(kerf_world_stats(w)->nr_unplaced, 1);
+	cycle(w, T0 + 2000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 4);
+	for (int i = 0; i < 4; i++)
+		plan[i] = *find(&a, KERF_ACT_BIND, p[i].name);
+	/* once a pod is bound, it is not undone from here */
+	planned(&p[0], &plan[0], true);
+	pod_set(w, &p[0], T0 + 2500);
+	assert_int_equal(kerf_world_unplace(w, plan[0].group, T0 + 2500, &err), 0);
+	assert_int_equal(kerf_world_stats(w)->nr_unplaced, 1);
+
+	/* a restart after the first binding: the rest bound where planned */
+	w2 = cluster(2, 0, KERF_QTY_INF);
+	for (int i = 3; i >= 0; i--) {
+		planned(&p[i], &plan[i], i == 0);
+		pod_set(w2, &p[i], T0 + 3000);
+	}
+	other.created_s = 1;
+	pod_set(w2, &other, T0 + 3000);
+	cycle(w2, T0 + 4000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, "g-"), 3);
+	assert_null(find(&a, KERF_ACT_BIND, "g-0"));
+	for (int i = 1; i < 4; i++) {
+		const struct kerf_action *b = find(&a, KERF_ACT_BIND, p[i].name);
+
+		assert_string_equal(b->node, plan[i].node);
+		assert_string_equal(b->gpus, plan[i].gpus);
+		assert_int_equal(b->group, find(&a, KERF_ACT_BIND, p[1].name)->group);
+	}
+	/* every GPU is the gang's: the other pod waits */
+	assert_null(find(&a, KERF_ACT_BIND, "other"));
+	assert_int_equal(kerf_world_stats(w2)->nr_plans_finished, 1);
+	assert_int_equal(kerf_world_stats(w2)->nr_partial, 1);
+	for (int k = 0; k < 2; k++)
+		assert_memory_equal(kerf_world_state(w)->cluster.nodes[k].gpu_free_milli,
+				    kerf_world_state(w2)->cluster.nodes[k].gpu_free_milli,
+				    sizeof(kerf_world_state(w)->cluster.nodes[k].gpu_free_milli));
+	/* the bindings land: nothing more to do */
+	for (int i = 1; i < 4; i++) {
+		snprintf(p[i].node, sizeof(p[i].node), "%s", plan[i].node);
+		pod_set(w2, &p[i], T0 + 5000);
+	}
+	cycle(w2, T0 + 6000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 0);
+
+	/* the planned node is gone: what was bound is evicted */
+	w3 = world();
+	node_set(w3, plan[0].node, 8, NULL, NULL, T0);
+	tenant(w3, "team-a", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w3, "a", "team-a", &err), 0);
+	for (int i = 0; i < 4; i++) {
+		p[i].node[0] = 0;
+		planned(&p[i], &plan[i], i == 0);
+		pod_set(w3, &p[i], T0 + 7000);
+	}
+	cycle(w3, T0 + 8000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 0);
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 1);
+	assert_string_equal(find(&a, KERF_ACT_EVICT, "g-0")->reason, "GangPlanUndone");
+	assert_non_null(strstr(find(&a, KERF_ACT_EVICT, "g-0")->message, "kerf does not know"));
+	assert_int_equal(kerf_world_stats(w3)->nr_plans_undone, 1);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+	kerf_world_free(w2);
+	kerf_world_free(w3);
 }
 
 static void test_preempt(void **state)
@@ -1035,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_external),
 		cmocka_unit_test(test_restart),
+		cmocka_unit_test(test_gang_plan),
 		cmocka_unit_test(test_preempt),
 		cmocka_unit_test(test_node_delete),
 		cmocka_unit_test(test_terms),
