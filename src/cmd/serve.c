@@ -21,6 +21,7 @@
 #include "kube/incluster.h"
 #include "kube/kubeconfig.h"
 #include "serve/controller.h"
+#include "serve/crash.h"
 #include "serve/endpoints.h"
 
 static const char usage_text[] =
@@ -219,6 +220,11 @@ int kerf_cmd_serve(int argc, char **argv)
 	}
 	snprintf(lc->identity, sizeof(lc->identity), "%s", identity);
 	co.identity = identity;
+	/* the crash-point tests' kill switch (serve/crash.h) */
+	if (kerf_crash_parse(getenv(KERF_CRASH_ENV), &co.crash, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		return 2;
+	}
 	kerf_kube_config_init(&cfg);
 	if (kubeconfig)
 		rc = kerf_kubeconfig_load(&cfg, kubeconfig, context, &err);

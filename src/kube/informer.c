@@ -230,6 +230,9 @@ static void on_list(void *arg, const struct kerf_kube_response *resp)
 	if (rc == 0 && cont && cont[0] && !(next = kerf_strdup(cont)))
 		rc = -KERF_ENOMEM;
 	json_decref(page);
+	/* every list after the first is a relist (lists never overlap) */
+	if (rc == 0 && inf->st.relists && inf->h.on_relist_page)
+		inf->h.on_relist_page(inf->h.arg);
 	if (rc < 0) {
 		inf->st.malformed += rc == -KERF_EPARSE;
 		note_error(inf, "list", rc == -KERF_EPARSE ?

@@ -63,6 +63,9 @@ struct kerf_informer_handlers {
 	void (*on_update)(void *arg, const char *key, void *old_obj,
 			  void *new_obj);
 	void (*on_delete)(void *arg, const char *key, void *old_obj);
+	/* A page of a list made again (not the first list) was applied;
+	 * what the list no longer holds is not deleted yet. */
+	void (*on_relist_page)(void *arg);
 	void *arg;
 };
 

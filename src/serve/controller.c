@@ -16,6 +16,7 @@
 #include "kobj/tenant.h"
 #include "kobj/time.h"
 #include "kube/informer.h"
+#include "serve/crash.h"
 #include "serve/tenant_status.h"
 #include "serve/tenants.h"
 
@@ -56,6 +57,22 @@ struct bind_retry {
 	unsigned attempt;
 };
 
+/*
+ * A gang's bindings while its plan is written: every member is patched
+ * with kerf.io/planned-node and the devices; once all patches landed the
+ * first binding goes alone, and the rest once it landed.  A patch or the
+ * first binding that fails gives the gang back to the world, which
+ * places it again (nothing of it is bound).
+ */
+struct plan {
+	struct plan *prev, *next;   /* the controller's list */
+	uint32_t group;
+	struct kerf_action *binds;  /* copies, in the cycle's order */
+	size_t nr;
+	unsigned waiting;           /* patches not answered */
+	bool failed;
+};
+
 struct kerf_controller {
 	struct kerf_controller_opts o;
 	char scheduler[64], policy[64], identity[KERF_LEASE_HOLDER_MAX];
@@ -77,6 +94,7 @@ struct kerf_controller {
 	size_t nr_retries, alloc_retries;
 	/* Tenant status: the body last sent per tenant (name -> hash) */
 	struct kerf_map status_sent;
+	struct plan *plans;         /* in flight */
 	struct sent *sent;          /* requests in flight (cancelled on free) */
 	int64_t last_status_ms;
 	struct bind_retry *bind_retries;
@@ -94,9 +112,10 @@ struct sent {
 	char name[254];
 	struct kerf_action *bind;   /* KERF_ACT_BIND: what was sent (owned) */
 	unsigned attempt;           /* of the binding: 0 the first */
+	struct plan *plan;          /* a plan's patch, its first binding */
 };
 
-enum { SENT_LEASE = 0, SENT_TENANT_STATUS = 98, SENT_EVENT = 99 };
+enum { SENT_LEASE = 0, SENT_PLAN = 97, SENT_TENANT_STATUS = 98, SENT_EVENT = 99 };
 
 /* Pauses before a binding is sent again. */
 enum {
@@ -174,6 +193,13 @@ static void pod_delete(void *arg, const char *key, void *old_obj)
 		c->st.world_errors++;
 		note_error(c, "pod delete", err.msg);
 	}
+}
+
+static void relist_page(void *arg)
+{
+	struct kerf_controller *c = arg;
+
+	kerf_crash_at(&c->o.crash, KERF_CRASH_DURING_RELIST);
 }
 
 static void *node_decode(void *arg, const json_t *obj)
@@ -409,9 +435,14 @@ static void landed(struct kerf_controller *c, struct sent *s)
 	c->in_flight--;
 }
 
-static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
-		 const char *ns, const char *name, unsigned flags,
-		 const struct kerf_action *bind, unsigned attempt)
+static void plan_answered(struct kerf_controller *c, struct plan *p,
+			  uint8_t kind, bool ok);
+
+/* Send r; its answer goes to answered() with what it was. */
+static void send_for(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
+		     const char *ns, const char *name, unsigned flags,
+		     const struct kerf_action *bind, unsigned attempt,
+		     struct plan *plan)
 {
 	struct kerf_kube_request req = {
 		.method = r->method, .path = r->path,
@@ -432,6 +463,7 @@ static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 	snprintf(s->ns, sizeof(s->ns), "%s", ns ? ns : "");
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
 	s->attempt = attempt;
+	s->plan = plan;
 	if (bind && !(s->bind = malloc(sizeof(*s->bind)))) {
 		c->st.requests_failed++;
 		note_error(c, r->path, "out of memory");
@@ -446,10 +478,39 @@ static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
 		note_error(c, r->path, "could not be sent");
 		free(s->bind);
 		free(s);
+		if (plan)
+			plan_answered(c, plan, kind, false);
 	} else {
 		in_flight(c, s, id);
 	}
 	kerf_kreq_release(r);
+}
+
+static void send(struct kerf_controller *c, struct kerf_kreq *r, uint8_t kind,
+		 const char *ns, const char *name, unsigned flags,
+		 const struct kerf_action *bind, unsigned attempt)
+{
+	send_for(c, r, kind, ns, name, flags, bind, attempt, NULL);
+}
+
+/*
+ * A binding refused because the pod is bound already, to node: the API
+ * server says 409 'pod NAME is already assigned to node "NODE"'.
+ */
+static bool bound_there(const struct kerf_kube_response *resp,
+			const char *node)
+{
+	static const char said[] = "already assigned to node \"";
+	const char *at;
+	size_t len = strlen(node);
+
+	if (resp->class != KERF_KUBE_CONFLICT || !*node)
+		return false;
+	at = strstr(resp->status.message, said);
+	if (!at)
+		return false;
+	at += sizeof(said) - 1;
+	return !strncmp(at, node, len) && at[len] == '"';
 }
 
 static void retry_eviction(struct kerf_controller *c, const char *ns,
@@ -504,6 +565,11 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 	case KERF_ACT_BIND:
 		if (ok) {
 			c->st.binds_ok++;
+		} else if (s->bind && bound_there(resp, s->bind->node)) {
+			/* bound already where we bind it (a retry, or a
+			   binding in flight when an earlier leader stopped) */
+			c->st.binds_already++;
+			ok = true;
 		} else if (resp->class == KERF_KUBE_CONFLICT ||
 			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
 			/* bound already (by an earlier leader or a retry):
@@ -525,8 +591,17 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			note_error(c, "bind", resp->msg);
 			retry_bind(c, s, (int64_t)ms);
 		}
+		if (s->plan)
+			plan_answered(c, s->plan, s->kind, ok);
+		break;
+	case SENT_PLAN:
+		if (!ok)
+			note_error(c, "plan", resp->msg);
+		plan_answered(c, s->plan, s->kind, ok);
 		break;
 	case KERF_ACT_EVICT:
+		if (ok)
+			kerf_crash_at(&c->o.crash, KERF_CRASH_MID_PREEMPTION);
 		if (resp->http_status == 429) {
 			/* a PodDisruptionBudget: ask again, as it says, and
 			   tell the pods waiting for this one why it is late */
@@ -565,7 +640,8 @@ static void send_event(struct kerf_controller *c, const struct kerf_action *a)
 {
 	struct kerf_kevent e = {
 		.ns = a->ns, .pod = a->name, .pod_uid = a->uid,
-		.type = "Warning", .reason = "FailedScheduling",
+		.type = "Warning",
+		.reason = a->kind == KERF_ACT_EVICT ? a->reason : "FailedScheduling",
 		.message = a->message, .component = "kerf-scheduler",
 		.instance = c->identity, .now_ms = c->now_ms, .count = 1,
 	};
@@ -654,32 +730,191 @@ static void write_done(struct kerf_controller *c, uint8_t kind, const char *ns,
 	free(pw);
 }
 
-/* The binding of a (attempt 0 the first), with the devices it names. */
-static int send_bind(struct kerf_controller *c, const struct kerf_action *a,
-		     unsigned attempt, struct kerf_err *err)
+/* The devices a binding carries (and a plan writes), into ann[0..3). */
+static size_t bind_annotations(const struct kerf_action *a,
+			       struct kerf_kv ann[3], char frac[16])
 {
-	struct kerf_kreq r;
-	struct kerf_kv ann[3];
-	char frac[16];
 	size_t nr = 0;
-	int rc;
 
 	if (a->gpus[0])
 		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_GPUS, a->gpus };
 	if (a->mig[0])
 		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_MIG, a->mig };
 	if (a->gpu_milli > 0 && a->gpu_milli < 1000) {
-		snprintf(frac, sizeof(frac), "%dm", a->gpu_milli);
+		snprintf(frac, 16, "%dm", a->gpu_milli);
 		ann[nr++] = (struct kerf_kv){ KERF_ANN_ASSIGNED_FRACTION, frac };
 	}
-	rc = kerf_kreq_binding(&r, a->ns, a->name, a->uid, a->node, ann, nr, err);
-	if (rc == 0) {
-		c->st.binds_sent++;
-		/* a retried binding is refused (409) if the first landed */
-		send(c, &r, KERF_ACT_BIND, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE,
-		     a, attempt);
+	return nr;
+}
+
+/*
+ * The binding of a (attempt 0 the first), with the devices it names; the
+ * first binding of plan when plan is not NULL.
+ */
+static int send_bind(struct kerf_controller *c, const struct kerf_action *a,
+		     unsigned attempt, struct plan *plan, struct kerf_err *err)
+{
+	struct kerf_kreq r;
+	struct kerf_kv ann[3];
+	char frac[16];
+	size_t nr = bind_annotations(a, ann, frac);
+	int rc = kerf_kreq_binding(&r, a->ns, a->name, a->uid, a->node, ann, nr, err);
+
+	if (rc < 0) {
+		if (plan)
+			plan_answered(c, plan, KERF_ACT_BIND, false);
+		return rc;
 	}
-	return rc;
+	c->st.binds_sent++;
+	/* a retried binding is refused (409) if the first landed */
+	send_for(c, &r, KERF_ACT_BIND, a->ns, a->name, KERF_KUBE_REQ_RETRYABLE,
+		 a, attempt, plan);
+	return 0;
+}
+
+static void plan_free(struct kerf_controller *c, struct plan *p)
+{
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		c->plans = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	free(p->binds);
+	free(p);
+}
+
+/* The gang is given back to the world: placed again at the next cycle. */
+static void plan_abandon(struct kerf_controller *c, struct plan *p)
+{
+	struct kerf_err err = { 0 };
+
+	c->st.plans_failed++;
+	c->dirty = true;
+	if (kerf_world_unplace(c->w, p->group, c->now_ms, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "unplace", err.msg);
+	}
+	plan_free(c, p);
+}
+
+/* A plan's patch (kind SENT_PLAN) or its first binding was answered. */
+static void plan_answered(struct kerf_controller *c, struct plan *p,
+			  uint8_t kind, bool ok)
+{
+	struct kerf_err err = { 0 };
+
+	if (kind == SENT_PLAN) {
+		p->failed |= !ok;
+		if (--p->waiting > 0)
+			return;
+		/* a replica that lost the lease meanwhile binds nothing */
+		if (p->failed || !kerf_controller_leading(c, c->now_ms)) {
+			plan_abandon(c, p);
+			return;
+		}
+		if (send_bind(c, &p->binds[0], 0, p, &err) < 0)
+			note_error(c, "bind", err.msg);
+		return;
+	}
+	if (!ok) {
+		plan_abandon(c, p);
+		return;
+	}
+	kerf_crash_at(&c->o.crash, KERF_CRASH_AFTER_FIRST_BIND);
+	for (size_t i = 1; i < p->nr; i++)
+		if (send_bind(c, &p->binds[i], 0, NULL, &err) < 0)
+			note_error(c, "bind", err.msg);
+	plan_free(c, p);
+}
+
+/* Write the plan of a gang's binds a[0..nr) (copied), then bind. */
+static void plan_start(struct kerf_controller *c, const struct kerf_action *const *a,
+		       size_t nr)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->binds = calloc(nr, sizeof(*p->binds)))) {
+		free(p);
+		c->st.requests_failed++;
+		note_error(c, "plan", "out of memory");
+		c->dirty = true;
+		return;
+	}
+	p->group = a[0]->group;
+	p->nr = nr;
+	for (size_t i = 0; i < nr; i++)
+		p->binds[i] = *a[i];
+	p->next = c->plans;
+	if (c->plans)
+		c->plans->prev = p;
+	c->plans = p;
+	/* the answers may come only once all are sent */
+	p->waiting = (unsigned)nr + 1;
+	for (size_t i = 0; i < nr; i++) {
+		struct kerf_err err = { 0 };
+		struct kerf_kv ann[4];
+		struct kerf_kreq r;
+		char frac[16];
+		size_t k = bind_annotations(&p->binds[i], ann + 1, frac) + 1;
+
+		ann[0] = (struct kerf_kv){ KERF_ANN_PLANNED_NODE, p->binds[i].node };
+		if (kerf_kreq_annotations(&r, p->binds[i].ns, p->binds[i].name, ann, k,
+					  &err) < 0) {
+			note_error(c, "plan", err.msg);
+			p->failed = true;
+			p->waiting--;
+			continue;
+		}
+		c->st.plans_sent++;
+		send_for(c, &r, SENT_PLAN, p->binds[i].ns, p->binds[i].name,
+			 KERF_KUBE_REQ_RETRYABLE, NULL, 0, p);
+	}
+	plan_answered(c, p, SENT_PLAN, true);
+}
+
+static int by_group(const void *x, const void *y)
+{
+	const struct kerf_action *a = *(const struct kerf_action *const *)x;
+	const struct kerf_action *b = *(const struct kerf_action *const *)y;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The cycle's actions, in order, but a gang's bindings (more than one
+ * BIND of one group) after its plan: see struct plan.
+ */
+static void carry_out_all(struct kerf_controller *c)
+{
+	const struct kerf_action **v = calloc(c->acts.nr + 1, sizeof(*v));
+	size_t nr = 0;
+
+	if (!v) {
+		/* the plan cannot be kept apart: place again next cycle */
+		c->dirty = true;
+		return;
+	}
+	for (size_t i = 0; i < c->acts.nr; i++)
+		if (c->acts.a[i].kind == KERF_ACT_BIND)
+			v[nr++] = &c->acts.a[i];
+	qsort(v, nr, sizeof(*v), by_group);
+	/* a gang's binds: marked by clearing their kind in place */
+	for (size_t i = 0, j; i < nr; i = j) {
+		for (j = i + 1; j < nr && v[j]->group == v[i]->group; j++)
+			;
+		if (j - i < 2)
+			continue;
+		plan_start(c, v + i, j - i);
+		for (size_t k = i; k < j; k++)
+			((struct kerf_action *)v[k])->kind = 0;
+	}
+	free(v);
+	for (size_t i = 0; i < c->acts.nr; i++)
+		if (c->acts.a[i].kind)
+			carry_out(c, &c->acts.a[i]);
 }
 
 static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a)
@@ -691,7 +926,7 @@ static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a
 
 	switch (a->kind) {
 	case KERF_ACT_BIND:
-		rc = send_bind(c, a, 0, &err);
+		rc = send_bind(c, a, 0, NULL, &err);
 		break;
 	case KERF_ACT_PENDING:
 		rc = kerf_kreq_pending(&r, a->ns, a->name, a->reason, a->message,
@@ -720,6 +955,9 @@ static void carry_out_now(struct kerf_controller *c, const struct kerf_action *a
 			c->st.evictions_sent++;
 			send(c, &r, KERF_ACT_EVICT, a->ns, a->name,
 			     KERF_KUBE_REQ_RETRYABLE | KERF_KUBE_REQ_OWN_429, NULL, 0);
+			/* kerf's own reason to evict (a gang undone): told */
+			if (a->reason[0])
+				send_event(c, a);
 		}
 		break;
 	}
@@ -785,7 +1023,8 @@ int kerf_controller_new(const struct kerf_controller_opts *opts,
 		struct kerf_informer_handlers h = {
 			.decode = kinds[k].decode, .free = kinds[k].free,
 			.on_add = kinds[k].on_add, .on_update = kinds[k].on_update,
-			.on_delete = kinds[k].on_delete, .arg = c,
+			.on_delete = kinds[k].on_delete,
+			.on_relist_page = relist_page, .arg = c,
 		};
 
 		c->inf[k] = kerf_informer_new(opts->ops, &io, &h, err);
@@ -810,6 +1049,7 @@ void kerf_controller_free(struct kerf_controller *c)
 
 		c->o.ops->cancel(c->o.ops->ctx, s->id);
 		landed(c, s);
+		free(s->bind);
 		free(s);
 	}
 	/* pods first: their deletes need the world, nodes and namespaces last */
@@ -827,6 +1067,8 @@ void kerf_controller_free(struct kerf_controller *c)
 			free(c->status_sent.e[i].val);
 	kerf_map_release(&c->status_sent);
 	free(c->retries);
+	while (c->plans)
+		plan_free(c, c->plans);
 	free(c->bind_retries);
 	free(c);
 }
@@ -1115,7 +1357,7 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node))
 			continue;
 		c->st.binds_retried++;
-		if (send_bind(c, a, list[i].attempt, &err) < 0) {
+		if (send_bind(c, a, list[i].attempt, NULL, &err) < 0) {
 			c->st.requests_failed++;
 			note_error(c, "bind", err.msg);
 		}
@@ -1167,8 +1409,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 		if (ms > c->st.cycle_ms_max)
 			c->st.cycle_ms_max = ms;
 		kerf_hist_observe(&c->st.cycle_hist, ms);
-		for (size_t i = 0; i < c->acts.nr; i++)
-			carry_out(c, &c->acts.a[i]);
+		carry_out_all(c);
 	}
 	tenants_write(c, now_ms);
 	return wait;

@@ -7,6 +7,10 @@
  * whenever something changed (and at least every resync interval), and
  * its actions go out through the API (kobj/request.h): bindings,
  * PodScheduled=False with an Event, checkpoint requests, evictions.
+ * A gang's bindings go out only after its plan (kerf.io/planned-node and
+ * the devices) was written on every member, the first alone, the rest
+ * once it landed; so a gang a crash left partly bound carries what it
+ * needs to be finished (serve/world.h).  Single pods bind at once.
  *
  * Single-threaded: kerf_controller_step does what is due and says how
  * long the caller may wait in the API client's poll.
@@ -21,6 +25,7 @@
 #include "base/err.h"
 #include "kube/informer.h"
 #include "kube/ops.h"
+#include "serve/crash.h"
 #include "serve/histogram.h"
 #include "serve/leader.h"
 #include "serve/world.h"
@@ -35,6 +40,7 @@ struct kerf_controller_opts {
 	int64_t resync_ms;                 /* cycle at least this often (1 s) */
 	int64_t status_ms;                 /* Tenant status at most this often (10 s) */
 	uint64_t seed;
+	struct kerf_crash crash;           /* a crash point (serve/crash.h) */
 };
 
 /* What the controller did, for /metrics and the tests. */
@@ -44,6 +50,9 @@ struct kerf_controller_stats {
 	uint64_t cycle_ms_max;
 	struct kerf_hist_ms cycle_hist;    /* the cycles' durations */
 	uint64_t binds_sent, binds_ok, binds_conflict, binds_failed;
+	uint64_t binds_already;            /* 409: bound already, where we bind */
+	uint64_t plans_sent;               /* gangs' plan patches sent */
+	uint64_t plans_failed;             /* gangs placed again: plan failed */
 	uint64_t binds_retried;            /* sent again: the pod stayed unbound */
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;

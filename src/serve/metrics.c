@@ -231,6 +231,12 @@ int kerf_metrics_text(const struct kerf_controller *c,
 	ONE("counter", "kerf_binds_ok_total", "Bindings the API server took.", s->binds_ok);
 	ONE("counter", "kerf_binds_conflict_total", "Bindings refused with 409 (the pod was bound already).", s->binds_conflict);
 	ONE("counter", "kerf_binds_failed_total", "Bindings that failed otherwise.", s->binds_failed);
+	ONE("counter", "kerf_binds_already_total", "Bindings refused with 409 because the pod was bound already where kerf binds it (counted as done).", s->binds_already);
+	ONE("counter", "kerf_plans_sent_total", "Plan patches (kerf.io/planned-node) sent on gangs' pods before their bindings.", s->plans_sent);
+	ONE("counter", "kerf_plans_failed_total", "Gangs placed again because their plan could not be written or their first binding failed.", s->plans_failed);
+	ONE("counter", "kerf_gangs_partly_bound_total", "Gangs found partly bound (kerf stopped between their bindings).", w->nr_partial);
+	ONE("counter", "kerf_gang_plans_finished_total", "Partly bound gangs finished from their plan.", w->nr_plans_finished);
+	ONE("counter", "kerf_gang_plans_undone_total", "Partly bound gangs whose bound pods were evicted: their plan could not be carried out.", w->nr_plans_undone);
 	ONE("counter", "kerf_binds_retried_total", "Bindings sent again because the pod stayed unbound after a 409 or a failure.", s->binds_retried);
 	ONE("counter", "kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);
 	ONE("counter", "kerf_events_sent_total", "Events sent.", s->events_sent);

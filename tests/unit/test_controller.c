@@ -1,13 +1,16 @@
 /*
  * serve/controller: the loop against the scriptable fake API (kube/fake.h):
  * lists of nodes, namespaces, tenants and pods as a real API server sends
- * them, then one step binds a 4-pod gang whole (four bindings carrying
- * the pods' uids and GPU annotations), a pod of a namespace without a
- * tenant is told why (PodScheduled=False and an Event), nothing is decided
- * before every cache synced, and with leader election nothing is decided
- * before the lease is held.  Bindings refused with a 409 that did not
- * land, or failed with a 500, are sent again while the pod stays unbound
- * (the fault suite found pods lost and gangs broken without it).
+ * them, then one step places a 4-pod gang whole (its plan written on every
+ * pod, then the first binding alone, then three more, all carrying the
+ * pods' uids and GPU annotations), a pod of a namespace without a tenant
+ * is told why (PodScheduled=False and an Event), a plan refused puts the
+ * gang back in line, a binding found done where kerf binds counts as
+ * done, nothing is decided before every cache synced, and with leader
+ * election nothing is decided before the lease is held.  Bindings refused
+ * with a 409 that did not land, or failed with a 500, are sent again while
+ * the pod stays unbound (the fault suite found pods lost and gangs broken
+ * without it).  A Tenant listed before its nodes keeps its quota.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +92,20 @@ static size_t count_calls(struct kerf_kube_fake *f, const char *method,
 	return n;
 }
 
+/* n plan patches and n bindings of the gang's pods g-0.., answered 2xx. */
+static void script_gang(struct kerf_kube_fake *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", path, 200, "{}"), 0);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 201,
+			"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}"), 0);
+	}
+}
+
 static void test_gang_bound_whole(void **state)
 {
 	struct kerf_kube_fake *f = kerf_kube_fake_new();
@@ -103,13 +120,7 @@ static void test_gang_bound_whole(void **state)
 	kerf_kube_fake_ops(f, &ops);
 	o.ops = &ops;
 	script_lists(f);
-	for (int i = 0; i < 4; i++) {
-		char path[128];
-
-		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
-		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 201,
-			"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}"), 0);
-	}
+	script_gang(f, 4);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
 	if (kerf_controller_new(&o, &c, &err) < 0)
@@ -128,13 +139,20 @@ static void test_gang_bound_whole(void **state)
 	assert_true(kerf_controller_synced(c));
 	if (kerf_controller_stats(c)->world_errors)
 		fail_msg("world: %s", kerf_controller_stats(c)->last_error);
-	/* the gang whole: four bindings in one step */
-	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
-	assert_int_equal(kerf_controller_stats(c)->binds_sent, 4);
+	/* the gang whole: its plan on every pod first, no binding yet */
+	assert_int_equal(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-"), 4);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	assert_int_equal(kerf_controller_stats(c)->plans_sent, 4);
 	/* the pod without a tenant is told why */
 	assert_int_equal(count_calls(f, "PATCH", "/namespaces/loose/pods/lost/status"), 1);
 	assert_int_equal(count_calls(f, "POST", "/namespaces/loose/events"), 1);
 	assert_int_equal(count_calls(f, "POST", "/pods/other"), 0);
+	/* the plan written: the first binding alone, then the rest */
+	kerf_kube_fake_poll(f);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 1);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	assert_int_equal(kerf_controller_stats(c)->binds_sent, 4);
 	kerf_kube_fake_poll(f);
 	assert_int_equal(kerf_controller_stats(c)->binds_ok, 4);
 	assert_int_equal(kerf_controller_in_flight(c), 0);
@@ -145,68 +163,70 @@ static void test_gang_bound_whole(void **state)
 	kerf_kube_fake_free(f);
 }
 
-static void test_failed_binding_sent_again(void **state)
+/*
+ * A plan patch refused (the pod gone): nothing of the gang is bound, and
+ * it is placed again; a binding refused because the pod is bound where
+ * kerf binds it counts as done.
+ */
+static void test_gang_plan_refused(void **state)
 {
 	struct kerf_kube_fake *f = kerf_kube_fake_new();
 	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
-	static const char *ok =
-		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
-	static const char *conflict =
-		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-		"\"message\":\"Operation cannot be fulfilled on pods/binding \\\"g-0\\\": pod g-0 is already assigned to node \\\"gpu-1\\\"\","
-		"\"reason\":\"Conflict\",\"details\":{\"name\":\"g-0\",\"kind\":\"pods/binding\"},\"code\":409}";
-	static const char *internal =
-		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-		"\"message\":\"Internal error occurred: etcd\",\"reason\":\"InternalError\",\"code\":500}";
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	struct kerf_err err = { 0 };
+	const struct kerf_world_stats *ws;
 	int64_t now = 1796236400000LL;
+	char bound[512];
 
 	(void)state;
-	assert_non_null(f);
 	kerf_kube_fake_ops(f, &ops);
 	o.ops = &ops;
 	script_lists(f);
 	for (int i = 0; i < 4; i++) {
 		char path[128];
 
-		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
-		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path,
-			i == 0 ? 409 : i == 1 ? 500 : 201,
-			i == 0 ? conflict : i == 1 ? internal : ok), 0);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", path, i == 2 ? 404 : 200,
+			i == 2 ? "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404}"
+			       : "{}"), 0);
 	}
-	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
 	if (kerf_controller_new(&o, &c, &err) < 0)
 		fail_msg("new: %s", err.msg);
 	assert_int_equal(kerf_controller_start(c, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
 	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	assert_int_equal(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-"), 4);
 	kerf_kube_fake_poll(f);
-	kerf_controller_step(c, now);
+	/* one patch failed: no binding, the gang is pending again */
+	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
+	assert_int_equal(kerf_controller_stats(c)->plans_failed, 1);
+	ws = kerf_world_stats(kerf_controller_world(c));
+	assert_int_equal(ws->nr_unplaced, 1);
+	/* the next cycle places it again: the plan, then the bindings; the
+	   first is found bound already, where kerf binds it */
 	kerf_kube_fake_poll(f);
-	kerf_controller_step(c, now);
+	snprintf(bound, sizeof(bound),
+		 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		 "\"message\":\"Operation cannot be fulfilled on pods/binding \\\"g-0\\\": pod g-0 is already assigned to node \\\"%s\\\"\","
+		 "\"reason\":\"Conflict\",\"details\":{\"name\":\"g-0\",\"kind\":\"pods/binding\"},\"code\":409}", "gpu-1");
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-0/binding",
+						    409, bound), 0);
+	script_gang(f, 4);
+	kerf_controller_step(c, now + 1000);
+	assert_int_equal(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-"), 8);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 1);
+	kerf_kube_fake_poll(f);
+	kerf_kube_fake_poll(f);
 	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
-	kerf_kube_fake_poll(f);
-	assert_int_equal(kerf_controller_stats(c)->binds_ok, 2);
-	assert_int_equal(kerf_controller_stats(c)->binds_conflict, 1);
-	assert_int_equal(kerf_controller_stats(c)->binds_failed, 1);
-	/* not at once: the watch may yet say the pods are bound */
-	kerf_controller_step(c, now + 100);
-	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
-	/* still unbound a while later: both go again, to the same GPUs */
-	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-0/binding", 201, ok), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-1/binding", 201, ok), 0);
-	kerf_controller_step(c, now + 10000);
-	assert_int_equal(count_calls(f, "POST", "/pods/g-0/binding"), 2);
-	assert_int_equal(count_calls(f, "POST", "/pods/g-1/binding"), 2);
-	assert_int_equal(count_calls(f, "POST", "/pods/g-2/binding"), 1);
-	assert_int_equal(kerf_controller_stats(c)->binds_retried, 2);
-	kerf_kube_fake_poll(f);
-	assert_int_equal(kerf_controller_stats(c)->binds_ok, 4);
-	/* answered 201: nothing more is sent */
-	kerf_controller_step(c, now + 60000);
-	assert_int_equal(count_calls(f, "POST", "/binding"), 6);
+	assert_int_equal(kerf_controller_stats(c)->binds_already, 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 3);
+	assert_int_equal(kerf_controller_stats(c)->plans_failed, 1);
 	kerf_controller_free(c);
 	kerf_kube_fake_free(f);
 }
@@ -301,10 +321,81 @@ static void test_tenant_before_its_nodes(void **state)
 	kerf_kube_fake_free(f);
 }
 
+static void test_failed_binding_sent_again(void **state)
+{
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	static const char *ok =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
+	static const char *conflict =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"Operation cannot be fulfilled on pods/binding \\\"g-1\\\": pod g-1 is already assigned to node \\\"gpu-9\\\"\","
+		"\"reason\":\"Conflict\",\"details\":{\"name\":\"g-1\",\"kind\":\"pods/binding\"},\"code\":409}";
+	static const char *internal =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"Internal error occurred: etcd\",\"reason\":\"InternalError\",\"code\":500}";
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	assert_non_null(f);
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	script_lists(f);
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		/* the gang's plan lands; its first binding too, then one of
+		   the rest is refused (bound elsewhere, says the 409, yet the
+		   watch never shows it) and one fails */
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", path, 200, "{}"), 0);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/team-a/pods/g-%d/binding", i);
+		assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path,
+			i == 1 ? 409 : i == 2 ? 500 : 201,
+			i == 1 ? conflict : i == 2 ? internal : ok), 0);
+	}
+	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	for (int i = 0; i < 6; i++) {
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 2);
+	assert_int_equal(kerf_controller_stats(c)->binds_conflict, 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_failed, 1);
+	/* not at once: the watch may yet say the pods are bound */
+	kerf_controller_step(c, now + 100);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 4);
+	/* still unbound a while later: both go again, to the same GPUs */
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-1/binding", 201, ok), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-2/binding", 201, ok), 0);
+	kerf_controller_step(c, now + 10000);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-1/binding"), 2);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-2/binding"), 2);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/binding"), 1);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-3/binding"), 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_retried, 2);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(kerf_controller_stats(c)->binds_ok, 4);
+	/* answered 201: nothing more is sent */
+	kerf_controller_step(c, now + 60000);
+	assert_int_equal(count_calls(f, "POST", "/binding"), 6);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gang_bound_whole),
+		cmocka_unit_test(test_gang_plan_refused),
 		cmocka_unit_test(test_tenant_before_its_nodes),
 		cmocka_unit_test(test_failed_binding_sent_again),
 		cmocka_unit_test(test_waits_for_the_lease),
