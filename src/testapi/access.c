@@ -95,3 +95,12 @@ uint64_t kerf_testapi_rv(struct kerf_testapi_store *st)
 {
 	return st->rv;
 }
+
+void kerf_testapi_compact(struct kerf_testapi_store *st)
+{
+	/* a revision no object has, and the history up to it forgotten */
+	st->rv++;
+	for (size_t i = 0; i < st->nr_res; i++)
+		st->res[i]->window_rv = st->rv;
+	pthread_cond_broadcast(&st->cond);
+}

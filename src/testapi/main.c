@@ -1,6 +1,8 @@
 /*
- * kerf-testapi: the test API server as a process, for scripts and the
- * binding benchmark: serves on 127.0.0.1 until SIGTERM or SIGINT and
+ * kerf-testapi: the test API server as a process, for scripts, the
+ * crash-point tests and the binding benchmark: serves on 127.0.0.1 until
+ * SIGTERM or SIGINT (SIGUSR1 forgets the history: every watch gets a 410,
+ * see kerf_testapi_compact) and
  * writes a kubeconfig pointing at itself, so a client uses it exactly as a
  * real cluster.
  *
@@ -25,6 +27,12 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: kerf-testapi --port N --token-file F [--tls-cert F --tls-key F [--tls-ca F]]\n"
 		   "                    --kubeconfig-out F [--bookmark-interval-ms N] [--watch-window N]\n");
+}
+
+static void compact(struct kerf_testapi_store *st, void *arg)
+{
+	(void)arg;
+	kerf_testapi_compact(st);
 }
 
 static int read_file(const char *opt, const char *path, char **out)
@@ -178,6 +186,7 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (kerf_testapi_start(&opts, &ta, &err) < 0) {
 		fprintf(stderr, "kerf-testapi: %s\n", err.msg);
@@ -190,7 +199,9 @@ int main(int argc, char **argv)
 	}
 	printf("kerf-testapi: serving %s\n", kerf_testapi_url(ta));
 	fflush(stdout);
-	sigwait(&set, &sig);
+	/* SIGUSR1: forget the history, so every watch ends with a 410 */
+	while (sigwait(&set, &sig) == 0 && sig == SIGUSR1)
+		kerf_testapi_with_store(ta, compact, NULL);
 	rc = 0;
 out:
 	kerf_testapi_stop(ta);

@@ -84,4 +84,11 @@ int kerf_testapi_remove(struct kerf_testapi_store *st, const char *group,
 /* The current global resourceVersion. */
 uint64_t kerf_testapi_rv(struct kerf_testapi_store *st);
 
+/*
+ * Forget the history (as etcd's compaction does under an API server that
+ * restarted): every open watch gets its 410 Expired ERROR event and ends,
+ * so clients list again; lists and watches from now on work as before.
+ */
+void kerf_testapi_compact(struct kerf_testapi_store *st);
+
 #endif /* KERF_TESTAPI_TESTAPI_H */
