@@ -236,6 +236,10 @@ int kerf_cmd_serve(int argc, char **argv)
 		return 1;
 	}
 	rc = 1;
+	/* a SIGTERM while starting ends as cleanly as one later */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	client = kerf_kube_client_new(&cfg, &ko, &err);
 	if (!client)
 		goto out;
@@ -245,9 +249,6 @@ int kerf_cmd_serve(int argc, char **argv)
 	    (metrics[0] && kerf_endpoints_start(metrics, c, kerf_kube_client_counters(client), &ep, &err) < 0) ||
 	    kerf_controller_start(c, &err) < 0)
 		goto out;
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "%s: %s as %s, scheduler name %s\n", prog,
 		co.leader_elect ? "electing a leader" : "leading alone", identity,
 		co.scheduler_name);

@@ -88,8 +88,6 @@ static pid_t serve(const char *crash, const char *identity, int metrics_port)
 			setenv("KERF_CRASH_AT", crash, 1);
 		else
 			unsetenv("KERF_CRASH_AT");
-		/* a kill of ours is not a leak */
-		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
 		args[n++] = (char *)kerf_bin;
 		args[n++] = "serve";
 		args[n++] = "--kubeconfig";
@@ -124,6 +122,27 @@ static pid_t serve(const char *crash, const char *identity, int metrics_port)
 
 /* While waiting: what a kubelet and the workloads would do. */
 static void (*kubelet)(void);
+static long long metric(int port, const char *name);
+
+/*
+ * kerf serve as a child, its metrics on a port of its own, and its caches
+ * synced and a cycle run (up to 20 s), so what follows is its doing.
+ */
+static pid_t serve_ready(const char *crash, const char *identity, int *port)
+{
+	int64_t end = e2e_wall_ms() + 20000;
+	pid_t pid;
+
+	*port = free_port();
+	pid = serve(crash, identity, *port);
+	while (e2e_wall_ms() < end && (metric(*port, "kerf_synced") != 1 ||
+					metric(*port, "kerf_cycles_total") < 1)) {
+		if (kubelet)
+			kubelet();
+		e2e_turn(50);
+	}
+	return pid;
+}
 
 /* Wait for pid to end, up to timeout_ms: its wait status, -1 if it runs. */
 static int wait_end(pid_t pid, int64_t timeout_ms)
@@ -150,15 +169,21 @@ static bool killed_by_sigkill(int status)
 	return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 }
 
-static void stop(pid_t pid)
+/* SIGTERM: kerf serve gives its lease back and ends, with status 0. */
+static void stop(pid_t pid, const char *what)
 {
-	if (pid <= 0)
-		return;
+	char text[160];
+	int status;
+
 	kill(pid, SIGTERM);
-	if (wait_end(pid, 5000) == -1) {
+	status = wait_end(pid, 10000);
+	if (status == -1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
+	snprintf(text, sizeof(text), "%s: kerf serve ends cleanly on SIGTERM (wait status %d)",
+		 what, status);
+	e2e_check(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, text);
 }
 
 /* Run the client (and the kubelet) until cond holds or timeout_ms. */
@@ -380,7 +405,7 @@ static bool gone(void *arg)
 static void after_first_bind(void)
 {
 	char what[128];
-	int status, bound, planned = 0;
+	int status, bound, planned = 0, port;
 	pid_t pid;
 
 	for (int i = 0; i < 4; i++) {
@@ -409,11 +434,11 @@ static void after_first_bind(void)
 	snprintf(what, sizeof(what), "the crash left the gang partly bound (%d of 4), its plan on all 4 (%d)",
 		 bound, planned);
 	e2e_check(bound == 1 && planned == 4, what);
-	pid = serve("", NULL, 0);
+	pid = serve_ready("", NULL, &port);
 	e2e_check(until(bound_is, &(struct want){ "ga", 4, 4 }, 20000),
 		  "after-first-bind: restarted, the gang is finished whole");
 	check_consistent("after-first-bind");
-	stop(pid);
+	stop(pid, "after-first-bind");
 }
 
 /*
@@ -425,15 +450,15 @@ static void after_first_bind(void)
 static void mid_preemption(void)
 {
 	char node[256], msg[512];
-	int status;
+	int status, port;
 	pid_t pid;
 
 	e2e_node("kerf-crash-node-3", NODE_GPUS);
 	e2e_pod(NS, "low-0", NULL, 0, NODE_GPUS, "kerf", NULL);
-	pid = serve("", NULL, 0);
+	pid = serve_ready("", NULL, &port);
 	until(bound_is, &(struct want){ "low", 1, 1 }, 20000);
 	running("low-0");
-	stop(pid);
+	stop(pid, "mid-preemption, before");
 	e2e_pod_state(NS, "low-0", node, sizeof(node), msg, sizeof(msg));
 	e2e_check(!strcmp(node, "kerf-crash-node-3"), "mid-preemption: the preemptible pod runs on node 3");
 	victim = "low-0";
@@ -447,7 +472,7 @@ static void mid_preemption(void)
 		waitpid(pid, NULL, 0);
 	}
 	e2e_check(gone("low-0"), "mid-preemption: the victim was evicted");
-	pid = serve("", NULL, 0);
+	pid = serve_ready("", NULL, &port);
 	e2e_check(until(bound_is, &(struct want){ "high", 1, 1 }, 20000),
 		  "mid-preemption: restarted, the preemptor is bound");
 	e2e_pod_state(NS, "high-0", node, sizeof(node), msg, sizeof(msg));
@@ -456,13 +481,13 @@ static void mid_preemption(void)
 	check_consistent("mid-preemption");
 	kubelet = NULL;
 	victim = NULL;
-	stop(pid);
+	stop(pid, "mid-preemption");
 }
 
 /* Killed while it lists again after a 410: it converges when restarted. */
 static void during_relist(pid_t testapi)
 {
-	int status;
+	int status, port;
 	pid_t pid;
 
 	e2e_node("kerf-crash-node-4", NODE_GPUS);
@@ -483,12 +508,12 @@ static void during_relist(pid_t testapi)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	pid = serve("", NULL, 0);
+	pid = serve_ready("", NULL, &port);
 	e2e_check(until(bound_is, &(struct want){ "gd", 3, 3 }, 20000) &&
 		  e2e_count_bound(NS, "c", 1) == 1,
 		  "during-relist: restarted, the gang whole and the pod before it still bound");
 	check_consistent("during-relist");
-	stop(pid);
+	stop(pid, "during-relist");
 }
 
 static bool holder_is(void *arg)
@@ -553,7 +578,7 @@ static void two_replicas(void)
 	e2e_check(metric(port[other], "kerf_binds_sent_total") == 1 &&
 		  metric(port[other], "kerf_binds_conflict_total") == 0, what);
 	check_consistent("two replicas");
-	stop(pid[other]);
+	stop(pid[other], "two replicas");
 }
 
 /* --- the API server ----------------------------------------------------- */
