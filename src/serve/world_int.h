@@ -125,7 +125,8 @@ uint64_t kerf_world_tolerates(const struct kerf_world *w,
 
 /*
  * The request and binding of bound pod x on its node as it runs there
- * (its kerf.io/assigned-* annotations, else the lowest GPUs free, held
+ * (a gang's member not bound yet: on its kerf.io/planned-node), with its
+ * kerf.io/assigned-* annotations, else the lowest GPUs free (held
  * counts the GPU milli taken by pods placed before it in the same
  * adoption); -KERF_EINVAL with why.
  */

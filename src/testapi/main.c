@@ -1,10 +1,10 @@
 /*
  * kerf-testapi: the test API server as a process, for scripts, the
  * crash-point tests and the binding benchmark: serves on 127.0.0.1 until
- * SIGTERM or SIGINT (SIGUSR1 forgets the history: every watch gets a 410,
- * see kerf_testapi_compact) and
- * writes a kubeconfig pointing at itself, so a client uses it exactly as a
- * real cluster.
+ * SIGTERM or SIGINT and writes a kubeconfig pointing at itself, so a
+ * client uses it exactly as a real cluster.  SIGUSR1 forgets the history
+ * (kerf_testapi_compact): every watch gets a 410 and its client lists
+ * again.
  *
  *   kerf-testapi --port N --token-file F [--tls-cert F --tls-key F]
  *                --kubeconfig-out F [--bookmark-interval-ms N]

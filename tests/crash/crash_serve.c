@@ -61,13 +61,26 @@ static int free_port(void)
 	return port;
 }
 
+/* In a child: its output goes to the file path. */
+static void to_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+}
+
 /*
  * kerf serve as a child: crash is KERF_CRASH_AT ("" for none), identity
  * non-NULL for leader election; its output goes to a log of its own.
  */
 static pid_t serve(const char *crash, const char *identity, int metrics_port)
 {
-	char log[600], metrics[64], lease_ns[] = NS;
+	char log[600], metrics[64];
+	const char *lease_ns = NS;
 	pid_t pid;
 
 	snprintf(log, sizeof(log), "%s/serve-%d-%s.log", tmp, ++nr_serve,
@@ -75,44 +88,28 @@ static pid_t serve(const char *crash, const char *identity, int metrics_port)
 	snprintf(metrics, sizeof(metrics), "127.0.0.1:%d", metrics_port);
 	pid = fork();
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		char *args[24];
-		int n = 0;
+		const char *base[] = {
+			kerf_bin, "serve", "--kubeconfig", kc, "--metrics-addr",
+			metrics_port ? metrics : "", "--resync", "200ms",
+			"--qps", "1000", "--burst", "1000",
+		};
+		const char *elect[] = {
+			"--leader-elect", "--lease-namespace", lease_ns,
+			"--identity", identity, "--lease-duration", "3s",
+			"--renew-deadline", "2s", "--retry-period", "500ms",
+		};
+		char *args[sizeof(base) / sizeof(base[0]) + sizeof(elect) / sizeof(elect[0]) + 1];
+		size_t n = 0;
 
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
+		to_log(log);
 		if (crash[0])
 			setenv("KERF_CRASH_AT", crash, 1);
 		else
 			unsetenv("KERF_CRASH_AT");
-		args[n++] = (char *)kerf_bin;
-		args[n++] = "serve";
-		args[n++] = "--kubeconfig";
-		args[n++] = kc;
-		args[n++] = "--metrics-addr";
-		args[n++] = metrics_port ? metrics : "";
-		args[n++] = "--resync";
-		args[n++] = "200ms";
-		args[n++] = "--qps";
-		args[n++] = "1000";
-		args[n++] = "--burst";
-		args[n++] = "1000";
-		if (identity) {
-			args[n++] = "--leader-elect";
-			args[n++] = "--lease-namespace";
-			args[n++] = lease_ns;
-			args[n++] = "--identity";
-			args[n++] = (char *)identity;
-			args[n++] = "--lease-duration";
-			args[n++] = "3s";
-			args[n++] = "--renew-deadline";
-			args[n++] = "2s";
-			args[n++] = "--retry-period";
-			args[n++] = "500ms";
-		}
+		for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+			args[n++] = (char *)base[i];
+		for (size_t i = 0; identity && i < sizeof(elect) / sizeof(elect[0]); i++)
+			args[n++] = (char *)elect[i];
 		args[n] = NULL;
 		execv(kerf_bin, args);
 		_exit(127);
@@ -167,6 +164,20 @@ static int wait_end(pid_t pid, int64_t timeout_ms)
 static bool killed_by_sigkill(int status)
 {
 	return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+/* kerf serve pid, started at point, killed itself there (within 30 s). */
+static void crashed(pid_t pid, const char *point)
+{
+	char what[128];
+	int status = wait_end(pid, 30000);
+
+	snprintf(what, sizeof(what), "%s: kerf serve killed itself with SIGKILL", point);
+	e2e_check(killed_by_sigkill(status), what);
+	if (status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 /* SIGTERM: kerf serve gives its lease back and ends, with status 0. */
@@ -405,7 +416,7 @@ static bool gone(void *arg)
 static void after_first_bind(void)
 {
 	char what[128];
-	int status, bound, planned = 0, port;
+	int bound, planned = 0, port;
 	pid_t pid;
 
 	for (int i = 0; i < 4; i++) {
@@ -415,12 +426,7 @@ static void after_first_bind(void)
 		e2e_pod(NS, name, "ga", 4, 4, "kerf", "production");
 	}
 	pid = serve("after-first-bind", NULL, 0);
-	status = wait_end(pid, 30000);
-	e2e_check(killed_by_sigkill(status), "after-first-bind: kerf serve killed itself with SIGKILL");
-	if (status == -1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	crashed(pid, "after-first-bind");
 	bound = e2e_count_bound(NS, "ga", 4);
 	for (int i = 0; i < 4; i++) {
 		char name[16];
@@ -450,7 +456,7 @@ static void after_first_bind(void)
 static void mid_preemption(void)
 {
 	char node[256], msg[512];
-	int status, port;
+	int port;
 	pid_t pid;
 
 	e2e_node("kerf-crash-node-3", NODE_GPUS);
@@ -465,12 +471,7 @@ static void mid_preemption(void)
 	kubelet = ack_checkpoint;
 	e2e_pod(NS, "high-0", NULL, 0, NODE_GPUS, "kerf", "production");
 	pid = serve("mid-preemption", NULL, 0);
-	status = wait_end(pid, 30000);
-	e2e_check(killed_by_sigkill(status), "mid-preemption: kerf serve killed itself with SIGKILL");
-	if (status == -1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	crashed(pid, "mid-preemption");
 	e2e_check(gone("low-0"), "mid-preemption: the victim was evicted");
 	pid = serve_ready("", NULL, &port);
 	e2e_check(until(bound_is, &(struct want){ "high", 1, 1 }, 20000),
@@ -487,7 +488,7 @@ static void mid_preemption(void)
 /* Killed while it lists again after a 410: it converges when restarted. */
 static void during_relist(pid_t testapi)
 {
-	int status, port;
+	int port;
 	pid_t pid;
 
 	e2e_node("kerf-crash-node-4", NODE_GPUS);
@@ -502,12 +503,7 @@ static void during_relist(pid_t testapi)
 	}
 	/* the API server forgets its history: every watch gets a 410 */
 	kill(testapi, SIGUSR1);
-	status = wait_end(pid, 30000);
-	e2e_check(killed_by_sigkill(status), "during-relist: kerf serve killed itself with SIGKILL");
-	if (status == -1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	crashed(pid, "during-relist");
 	pid = serve_ready("", NULL, &port);
 	e2e_check(until(bound_is, &(struct want){ "gd", 3, 3 }, 20000) &&
 		  e2e_count_bound(NS, "c", 1) == 1,
@@ -606,13 +602,7 @@ static pid_t start_testapi(const char *certs, const char *bin)
 	snprintf(a[4], sizeof(a[4]), "%s/testapi.log", tmp);
 	pid = fork();
 	if (pid == 0) {
-		int fd = open(a[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
+		to_log(a[4]);
 		execl(bin, bin, "--port", "0", "--token-file", a[0], "--tls-cert", a[1],
 		      "--tls-key", a[2], "--tls-ca", a[3], "--kubeconfig-out", kc,
 		      (char *)NULL);

@@ -226,6 +226,20 @@ static struct ps pod(const char *ns, const char *name, int gpus)
 	return p;
 }
 
+/* Pod PREFIX-i of gang (of size) in namespace ns. */
+static struct ps gang_pod(const char *ns, const char *prefix, int i,
+			  const char *gang, int size, int gpus)
+{
+	char name[32];
+	struct ps p;
+
+	snprintf(name, sizeof(name), "%s-%d", prefix, i);
+	p = pod(ns, name, gpus);
+	snprintf(p.gang, sizeof(p.gang), "%s", gang);
+	p.gang_size = size;
+	return p;
+}
+
 /* The pod as the API server has it after kerf's binding. */
 static void bound(struct ps *p, const struct kerf_action *a)
 {
@@ -472,12 +486,7 @@ static void test_restart(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 2; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "r-%d", i);
-		p[i] = pod("a", name, 4);
-		snprintf(p[i].gang, sizeof(p[i].gang), "g");
-		p[i].gang_size = 2;
+		p[i] = gang_pod("a", "r", i, "g", 2, 4);
 		pod_set(w, &p[i], T0);
 	}
 	p[2] = pod("b", "s", 6);
@@ -567,12 +576,7 @@ static void test_gang_plan(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 4; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "g-%d", i);
-		p[i] = pod("a", name, 4);
-		snprintf(p[i].gang, sizeof(p[i].gang), "g");
-		p[i].gang_size = 4;
+		p[i] = gang_pod("a", "g", i, "g", 4, 4);
 		pod_set(w, &p[i], T0);
 	}
 	cycle(w, T0 + 1000, &a);
@@ -752,12 +756,7 @@ static void test_node_delete(void **state)
 	(void)state;
 	kerf_actions_init(&a);
 	for (int i = 0; i < 2; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "w-%d", i);
-		p[i] = pod("a", name, 8);
-		snprintf(p[i].gang, sizeof(p[i].gang), "g");
-		p[i].gang_size = 2;
+		p[i] = gang_pod("a", "w", i, "g", 2, 8);
 		pod_set(w, &p[i], T0);
 	}
 	cycle(w, T0 + 1000, &a);
