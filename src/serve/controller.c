@@ -893,7 +893,15 @@ static void carry_out_all(struct kerf_controller *c)
 	size_t nr = 0;
 
 	if (!v) {
-		/* the plan cannot be kept apart: place again next cycle */
+		/* gangs cannot be told apart: nothing is bound, placed again */
+		for (size_t i = 0; i < c->acts.nr; i++) {
+			struct kerf_err err = { 0 };
+
+			if (c->acts.a[i].kind != KERF_ACT_BIND)
+				carry_out(c, &c->acts.a[i]);
+			else if (kerf_world_unplace(c->w, c->acts.a[i].group, c->now_ms, &err) < 0)
+				note_error(c, "unplace", err.msg);
+		}
 		c->dirty = true;
 		return;
 	}

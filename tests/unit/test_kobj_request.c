@@ -98,6 +98,22 @@ static void test_eviction_and_annotation(void **state)
 					    NULL, &err), 0);
 	same_json(r.body, "{\"metadata\":{\"annotations\":{\"kerf.io/preempt-at\":null}}}");
 	kerf_kreq_release(&r);
+	/* a gang's plan: the node and the devices in one merge patch */
+	{
+		const struct kerf_kv plan[] = {
+			{ "kerf.io/planned-node", "gpu-node-1" },
+			{ "kerf.io/assigned-gpus", "0,1" },
+			{ "kerf.io/assigned-mig", NULL },
+		};
+
+		assert_int_equal(kerf_kreq_annotations(&r, "team-a", "g-0", plan, 3, &err), 0);
+		assert_string_equal(r.method, "PATCH");
+		assert_string_equal(r.path, "/api/v1/namespaces/team-a/pods/g-0");
+		assert_string_equal(r.content_type, "application/merge-patch+json");
+		same_json(r.body, "{\"metadata\":{\"annotations\":{\"kerf.io/planned-node\":\"gpu-node-1\","
+			  "\"kerf.io/assigned-gpus\":\"0,1\",\"kerf.io/assigned-mig\":null}}}");
+		kerf_kreq_release(&r);
+	}
 }
 
 static void test_events(void **state)
