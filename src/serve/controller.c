@@ -567,9 +567,12 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			c->st.binds_ok++;
 		} else if (s->bind && bound_there(resp, s->bind->node)) {
 			/* bound already where we bind it (a retry, or a
-			   binding in flight when an earlier leader stopped) */
+			   binding in flight when an earlier leader stopped);
+			   the cache is still asked 1 s later, as for any 409:
+			   the binding goes again if it shows the pod unbound */
 			c->st.binds_already++;
 			ok = true;
+			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
 		} else if (resp->class == KERF_KUBE_CONFLICT ||
 			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
 			/* bound already (by an earlier leader or a retry):

@@ -57,7 +57,7 @@ static bool saw_conflicts(const struct kerf_fault_counts *px,
 			  const struct kerf_controller_stats *st)
 {
 	(void)inf;
-	return px->conflicts > 0 && st->binds_conflict > 0 &&
+	return px->conflicts > 0 && st->binds_conflict + st->binds_already > 0 &&
 	       by_class(kc, KERF_KUBE_CONFLICT) + by_class(kc, KERF_KUBE_ALREADY_EXISTS) > 0;
 }
 

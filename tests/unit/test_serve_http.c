@@ -98,9 +98,19 @@ static void start(struct fixture *x)
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/api/v1/namespaces", 200, ns_list), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenant_list), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/api/v1/pods", 200, pod_list), 0);
+	/* the gang's plan, written on its pods before its bindings */
+	for (int i = 0; i < 4; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/ml/pods/w-%d", i);
+		assert_int_equal(kerf_kube_fake_push_answer(x->f, "PATCH", path, 200, "{}"), 0);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/ml/pods/w-%d/binding", i);
+		assert_int_equal(kerf_kube_fake_push_answer(x->f, "POST", path, 201,
+			"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}"), 0);
+	}
 	if (kerf_controller_new(&o, &x->c, &err) < 0 || kerf_controller_start(x->c, &err) < 0)
 		fail_msg("controller: %s", err.msg);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		kerf_controller_step(x->c, NOW);
 		kerf_kube_fake_poll(x->f);
 	}
