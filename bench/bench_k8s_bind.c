@@ -3,15 +3,18 @@
  * scheduler (kerf serve, kube-scheduler, ...):
  *
  *   bench_k8s_bind --kubeconfig F --nodes N --pods M --scheduler-name S
- *                  [--scheduler-pid P] [--timeout-s T]
+ *                  [--scheduler-pid P] [--timeout-s T] [--gpus-per-node G]
+ *                  [--keep]
  *
- * It creates N nodes with 8 GPUs (their not-ready taint removed: there is
+ * It creates N nodes with G GPUs (8) (their not-ready taint removed: there is
  * no kubelet) and M one-GPU pods for schedulerName S in a namespace of its
  * own (kerf-bench, joined to a Tenant kerf-bench when the Tenant CRD is
  * there), waits until every pod is bound (counting the unbound ones with a
  * field selector every 200 ms), removes all it made, and prints one JSON
  * line: pods_per_s (from the first pod created to the last one bound) and
  * cpu_s_per_1000_pods of process P (user + system time from /proc).
+ * With --keep it leaves everything in place (the scheduler's memory with
+ * every pod cached can then be read; bench/serve_memory.sh does).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -145,24 +148,27 @@ static const struct option longopts[] = {
 	{ "scheduler-name", required_argument, NULL, 's' },
 	{ "scheduler-pid", required_argument, NULL, 'P' },
 	{ "timeout-s", required_argument, NULL, 't' },
+	{ "gpus-per-node", required_argument, NULL, 'g' },
+	{ "keep", no_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char usage[] =
 	"usage: bench_k8s_bind --kubeconfig F --nodes N --pods M --scheduler-name S\n"
-	"                      [--scheduler-pid P] [--timeout-s T]\n";
+	"                      [--scheduler-pid P] [--timeout-s T] [--gpus-per-node G] [--keep]\n";
 
 int main(int argc, char **argv)
 {
 	const char *kc = NULL, *sched = NULL;
-	uint64_t nodes = 0, pods = 0, pid = 0, timeout_s = 600;
+	uint64_t nodes = 0, pods = 0, pid = 0, timeout_s = 600, gpus = 8;
 	struct kerf_kube_client_opts ko = { .qps_milli = UINT64_MAX };
 	struct kerf_kube_config cfg;
 	struct kerf_err err = { 0 };
 	double t0, t1 = 0, c0, c1;
 	long left = -1;
 	char path[256], body[1024], cpu[32] = "null";
+	bool keep = false;
 	int opt;
 
 	opterr = 0;
@@ -176,6 +182,8 @@ int main(int argc, char **argv)
 		case 'p': rc = kerf_parse_u64_opt("--pods", optarg, 1, 1000000, &pods, &err); break;
 		case 'P': rc = kerf_parse_u64_opt("--scheduler-pid", optarg, 1, 1u << 22, &pid, &err); break;
 		case 't': rc = kerf_parse_u64_opt("--timeout-s", optarg, 1, 86400, &timeout_s, &err); break;
+		case 'g': rc = kerf_parse_u64_opt("--gpus-per-node", optarg, 1, 16, &gpus, &err); break;
+		case 'K': keep = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
@@ -204,10 +212,10 @@ int main(int argc, char **argv)
 		snprintf(body, sizeof(body),
 			 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"kerf-bench-node-%llu\",\"labels\":"
 			 "{\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\",\"nvidia.com/gpu.memory\":\"81559\"}},"
-			 "\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},"
-			 "\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"8\"},"
+			 "\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"%llu\"},"
+			 "\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"%llu\"},"
 			 "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"bench\"}]}}",
-			 (unsigned long long)i);
+			 (unsigned long long)i, (unsigned long long)gpus, (unsigned long long)gpus);
 		send_async("POST", "/api/v1/nodes", "application/json", body);
 	}
 	drain();
@@ -238,14 +246,16 @@ int main(int argc, char **argv)
 	}
 	c1 = cpu_s((long)pid);
 	/* clean up: pods at once (grace 0), the nodes, the namespace */
-	api("DELETE", "/api/v1/namespaces/kerf-bench/pods?gracePeriodSeconds=0", NULL, NULL, NULL);
-	for (uint64_t i = 0; i < nodes; i++) {
-		snprintf(path, sizeof(path), "/api/v1/nodes/kerf-bench-node-%llu", (unsigned long long)i);
-		send_async("DELETE", path, NULL, NULL);
+	if (!keep) {
+		api("DELETE", "/api/v1/namespaces/kerf-bench/pods?gracePeriodSeconds=0", NULL, NULL, NULL);
+		for (uint64_t i = 0; i < nodes; i++) {
+			snprintf(path, sizeof(path), "/api/v1/nodes/kerf-bench-node-%llu", (unsigned long long)i);
+			send_async("DELETE", path, NULL, NULL);
+		}
+		drain();
+		api("DELETE", "/api/v1/namespaces/kerf-bench", NULL, NULL, NULL);
+		api("DELETE", "/apis/kerf.io/v1alpha1/tenants/kerf-bench", NULL, NULL, NULL);
 	}
-	drain();
-	api("DELETE", "/api/v1/namespaces/kerf-bench", NULL, NULL, NULL);
-	api("DELETE", "/apis/kerf.io/v1alpha1/tenants/kerf-bench", NULL, NULL, NULL);
 	if (c0 >= 0 && c1 >= 0)
 		snprintf(cpu, sizeof(cpu), "%.3f", (c1 - c0) / (double)pods * 1000.0);
 	printf("{\"scheduler\":\"%s\",\"nodes\":%llu,\"pods\":%llu,\"bound\":%s,\"seconds\":%.3f,"

@@ -38,7 +38,7 @@ void kerf_map_release(struct kerf_map *m)
 }
 
 static bool same(const struct kerf_map *m, const struct kerf_map_entry *e,
-		 uint64_t hash, const char *s, uint64_t u)
+		 uint32_t hash, const char *s, uint64_t u)
 {
 	if (e->hash != hash)
 		return false;
@@ -46,7 +46,7 @@ static bool same(const struct kerf_map *m, const struct kerf_map_entry *e,
 }
 
 /* The entry of the key, or NULL. */
-static struct kerf_map_entry *find(const struct kerf_map *m, uint64_t hash,
+static struct kerf_map_entry *find(const struct kerf_map *m, uint32_t hash,
 				   const char *s, uint64_t u)
 {
 	if (!m->cap)
@@ -61,7 +61,7 @@ static struct kerf_map_entry *find(const struct kerf_map *m, uint64_t hash,
 	}
 }
 
-/* Rehash into cap slots (a power of two above twice the keys). */
+/* Rehash into cap slots (a power of two, the keys at most 3/4 of it). */
 static int rehash(struct kerf_map *m, size_t cap)
 {
 	struct kerf_map_entry *e = calloc(cap, sizeof(*e));
@@ -90,15 +90,15 @@ int kerf_map_reserve(struct kerf_map *m, size_t nr)
 
 	if (need < m->nr || need > SIZE_MAX / 4)
 		return -KERF_ELIMIT;
-	if (2 * need < m->cap)
+	if (4 * need < 3 * m->cap)
 		return 0;
 	/* deleted entries go at the rehash; only live keys need room */
-	while (cap < 2 * (m->nr + nr) + 2)
+	while (3 * cap < 4 * (m->nr + nr) + 4)
 		cap *= 2;
 	return rehash(m, cap);
 }
 
-static int put(struct kerf_map *m, uint64_t hash, const char *s, uint64_t u,
+static int put(struct kerf_map *m, uint32_t hash, const char *s, uint64_t u,
 	       void *val)
 {
 	struct kerf_map_entry *e = find(m, hash, s, u);
@@ -127,7 +127,7 @@ static int put(struct kerf_map *m, uint64_t hash, const char *s, uint64_t u,
 	return 0;
 }
 
-static bool del(struct kerf_map *m, uint64_t hash, const char *s, uint64_t u)
+static bool del(struct kerf_map *m, uint32_t hash, const char *s, uint64_t u)
 {
 	struct kerf_map_entry *e = find(m, hash, s, u);
 
@@ -142,34 +142,34 @@ static bool del(struct kerf_map *m, uint64_t hash, const char *s, uint64_t u)
 
 void *kerf_map_get_str(const struct kerf_map *m, const char *key)
 {
-	struct kerf_map_entry *e = find(m, kerf_hash_str(key), key, 0);
+	struct kerf_map_entry *e = find(m, (uint32_t)kerf_hash_str(key), key, 0);
 
 	return e ? e->val : NULL;
 }
 
 void *kerf_map_get_u64(const struct kerf_map *m, uint64_t key)
 {
-	struct kerf_map_entry *e = find(m, mix64(key), NULL, key);
+	struct kerf_map_entry *e = find(m, (uint32_t)mix64(key), NULL, key);
 
 	return e ? e->val : NULL;
 }
 
 int kerf_map_put_str(struct kerf_map *m, const char *key, void *val)
 {
-	return put(m, kerf_hash_str(key), key, 0, val);
+	return put(m, (uint32_t)kerf_hash_str(key), key, 0, val);
 }
 
 int kerf_map_put_u64(struct kerf_map *m, uint64_t key, void *val)
 {
-	return put(m, mix64(key), NULL, key, val);
+	return put(m, (uint32_t)mix64(key), NULL, key, val);
 }
 
 bool kerf_map_del_str(struct kerf_map *m, const char *key)
 {
-	return del(m, kerf_hash_str(key), key, 0);
+	return del(m, (uint32_t)kerf_hash_str(key), key, 0);
 }
 
 bool kerf_map_del_u64(struct kerf_map *m, uint64_t key)
 {
-	return del(m, mix64(key), NULL, key);
+	return del(m, (uint32_t)mix64(key), NULL, key);
 }

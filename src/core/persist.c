@@ -473,10 +473,13 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 	w->nr_asked_by = resolve(st, x->asked_by, x->nr_asked_by, asked);
 	if (w->state == KERF_WL_RUNNING) {
 		/* own usage follows the borrowed mark of its admission */
+		struct kerf_res charged;
+
+		kerf_workload_charged(w, &charged);
 		if (x->borrowed && !w->borrowed)
-			kerf_quota_release_own(&st->tenants, w->tenant, &w->charged);
+			kerf_quota_release_own(&st->tenants, w->tenant, &charged);
 		else if (!x->borrowed && w->borrowed)
-			kerf_quota_charge_own(&st->tenants, w->tenant, &w->charged);
+			kerf_quota_charge_own(&st->tenants, w->tenant, &charged);
 		w->borrowed = x->borrowed;
 		w->preempt_deadline_ms = 0;
 		w->preempted_by = 0;

@@ -31,8 +31,8 @@ static int64_t gpu_milli_held(const struct kerf_workload *w)
 {
 	int64_t g = 0;
 
-	for (int i = KERF_RES_GPU0; i < KERF_MAX_RES; i++)
-		g += w->charged.v[i];
+	for (int i = KERF_RES_GPU0; w->charged && i < w->nr_charged; i++)
+		g += w->charged[i];
 	return g;
 }
 
@@ -91,25 +91,31 @@ static int cmp_candidates(const void *pa, const void *pb)
 static void lift(struct kerf_state *st, struct kerf_sched *s,
 		 struct kerf_workload *v)
 {
+	struct kerf_res charged;
+
 	for (uint32_t k = v->nr_bound; k-- > 0;)
 		kerf_sched_unreserve(s, &st->cluster, &v->sets[v->pods[k].set].req,
 				     v->pods[k].b, NULL);
-	kerf_quota_release(&st->tenants, v->tenant, &v->charged,
+	kerf_workload_charged(v, &charged);
+	kerf_quota_release(&st->tenants, v->tenant, &charged,
 			   v->nonpreemptible, NULL);
 	if (!v->borrowed)
-		kerf_quota_release_own(&st->tenants, v->tenant, &v->charged);
+		kerf_quota_release_own(&st->tenants, v->tenant, &charged);
 }
 
 static void restore(struct kerf_state *st, struct kerf_sched *s,
 		    struct kerf_workload *v)
 {
+	struct kerf_res charged;
+
 	/* its places are free: nothing else was kept while it was lifted */
 	for (uint32_t k = 0; k < v->nr_bound; k++)
 		kerf_sched_reserve(s, &st->cluster, &v->sets[v->pods[k].set].req,
 				   v->pods[k].b, NULL);
-	kerf_quota_charge(&st->tenants, v->tenant, &v->charged, v->nonpreemptible);
+	kerf_workload_charged(v, &charged);
+	kerf_quota_charge(&st->tenants, v->tenant, &charged, v->nonpreemptible);
 	if (!v->borrowed)
-		kerf_quota_charge_own(&st->tenants, v->tenant, &v->charged);
+		kerf_quota_charge_own(&st->tenants, v->tenant, &charged);
 }
 
 /* w's request with its GPU pods on model f; false if a set forbids f. */

@@ -32,10 +32,32 @@ void kerf_state_charge_of(const struct kerf_state *st,
 	}
 }
 
-/* Its own copy of a pod list; NULL on OOM. */
-static struct kerf_wl_pod *copy_pods(const struct kerf_wl_pod *pods, uint32_t nr)
+/* Where the charge starts after nr pods (aligned for int64_t). */
+static size_t charge_at(uint32_t nr)
 {
-	struct kerf_wl_pod *copy = malloc((nr ? nr : 1) * sizeof(*copy));
+	size_t at = (size_t)nr * sizeof(struct kerf_wl_pod);
+
+	return (at + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
+}
+
+/* The quota dimensions a charge made now can use. */
+static size_t charge_dims(const struct kerf_state *st)
+{
+	size_t n = KERF_RES_GPU0 + st->cluster.nr_models;
+
+	return n < KERF_MAX_RES ? n : KERF_MAX_RES;
+}
+
+/*
+ * Its own copy of a pod list, with room after it for a charge of the
+ * quota dimensions the cluster has now (CPU, memory, each GPU model known:
+ * a charge is made of the pods' nodes' models); NULL on OOM.
+ */
+static struct kerf_wl_pod *copy_pods(const struct kerf_state *st,
+				     const struct kerf_wl_pod *pods, uint32_t nr)
+{
+	size_t at = charge_at(nr), dims = charge_dims(st);
+	struct kerf_wl_pod *copy = malloc(at + dims * sizeof(int64_t));
 
 	if (copy && nr)
 		memcpy(copy, pods, nr * sizeof(*copy));
@@ -50,9 +72,18 @@ static void record_admission(struct kerf_state *st, struct kerf_workload *w,
 			     struct kerf_wl_pod *pods, uint32_t nr,
 			     const struct kerf_res *charge, int64_t start_ms)
 {
+	size_t dims = charge_dims(st);
+
 	w->pods = pods;
 	w->nr_bound = nr;
-	w->charged = *charge;
+	w->charged = (int64_t *)((char *)pods + charge_at(nr));
+	w->nr_charged = (uint8_t)dims;
+	for (size_t i = 0; i < KERF_MAX_RES; i++) {
+		/* the pods' nodes' models are known: nothing falls outside */
+		KERF_ASSERT(i < dims || charge->v[i] == 0);
+		if (i < dims)
+			w->charged[i] = charge->v[i];
+	}
 	/* borrowed: did this admission take its tenant beyond nominal? */
 	w->borrowed = !kerf_quota_within_nominal(&st->tenants, w->tenant, charge);
 	kerf_quota_charge(&st->tenants, w->tenant, charge, w->nonpreemptible);
@@ -137,7 +168,7 @@ int kerf_state_admit(struct kerf_state *st, struct kerf_workload *w,
 
 	KERF_ASSERT(w->state == KERF_WL_PENDING && nr >= w->min_count);
 	if (kerf_decisions_reserve(out, (size_t)nr + steps) < 0 ||
-	    !(held = copy_pods(pods, nr)))
+	    !(held = copy_pods(st, pods, nr)))
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	record_admission(st, w, held, nr, charge, now_ms);
 	mig_steps_of(st, w, pods, nr, now_ms, out);
@@ -200,7 +231,7 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 					    "workload '%s': pod %u: pod set %u is not there or has fewer pods",
 					    key, k, pods[k].set);
 	}
-	held = copy_pods(pods, nr_pods);
+	held = copy_pods(st, pods, nr_pods);
 	if (!held || kerf_state_reserve_one(st) < 0 ||
 	    !(copy = kerf_state_make_workload(st, key, w, submit_ms))) {
 		free(held);
@@ -272,6 +303,7 @@ undo:
 int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 			 struct kerf_err *err)
 {
+	struct kerf_res charged;
 	int rc;
 
 	if (w->state != KERF_WL_RUNNING)
@@ -282,17 +314,19 @@ int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 					 w->pods[k].b, err);
 		KERF_ASSERT(rc == 0);  /* it bound these: they must unbind */
 	}
-	rc = kerf_quota_release(&st->tenants, w->tenant, &w->charged,
+	kerf_workload_charged(w, &charged);
+	rc = kerf_quota_release(&st->tenants, w->tenant, &charged,
 				w->nonpreemptible, err);
 	KERF_ASSERT(rc == 0);
 	if (!w->borrowed)
-		kerf_quota_release_own(&st->tenants, w->tenant, &w->charged);
+		kerf_quota_release_own(&st->tenants, w->tenant, &charged);
 	w->borrowed = false;
 	w->leaving = false;
-	free(w->pods);
+	free(w->pods);   /* the charge with them */
 	w->pods = NULL;
 	w->nr_bound = 0;
-	kerf_res_zero(&w->charged);
+	w->charged = NULL;
+	w->nr_charged = 0;
 	if (w->preempt_deadline_ms > 0) {
 		struct kerf_workload *p = kerf_state_find(st, w->preempted_by);
 

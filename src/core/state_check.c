@@ -83,6 +83,7 @@ static int check_workload(const struct kerf_state *st,
 			  struct kerf_res *leaf_own, struct kerf_err *err)
 {
 	uint32_t total = kerf_workload_pods(w);
+	struct kerf_res charged;
 
 	if (w->state != KERF_WL_RUNNING)
 		return w->nr_bound == 0 ? 0
@@ -130,11 +131,12 @@ static int check_workload(const struct kerf_state *st,
 				}
 			}
 	}
-	kerf_res_add(&leaf_use[w->tenant], &w->charged);
+	kerf_workload_charged(w, &charged);
+	kerf_res_add(&leaf_use[w->tenant], &charged);
 	if (w->nonpreemptible)
-		kerf_res_add(&leaf_np[w->tenant], &w->charged);
+		kerf_res_add(&leaf_np[w->tenant], &charged);
 	if (!w->borrowed)
-		kerf_res_add(&leaf_own[w->tenant], &w->charged);
+		kerf_res_add(&leaf_own[w->tenant], &charged);
 	return 0;
 }
 

@@ -106,3 +106,20 @@ uint64_t kerf_pending_hash(enum kerf_pending code, const char *text)
 	}
 	return h | 1;
 }
+
+void kerf_workload_copy(struct kerf_workload *dst,
+			const struct kerf_workload *src)
+{
+	int n = src->nr_sets < 1 ? 1 : src->nr_sets > KERF_MAX_PODSETS
+		? KERF_MAX_PODSETS : src->nr_sets;
+
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, src, kerf_workload_size(n));
+}
+
+void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out)
+{
+	kerf_res_zero(out);
+	for (int i = 0; w->charged && i < w->nr_charged; i++)
+		out->v[i] = w->charged[i];
+}

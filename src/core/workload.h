@@ -12,6 +12,7 @@
 #define KERF_CORE_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -75,16 +76,22 @@ struct kerf_workload {
 				      a restart keeps the order) */
 	int tenant;                /* leaf index */
 	int class_idx;
-	struct kerf_podset sets[KERF_MAX_PODSETS];
 	int nr_sets;
 	uint32_t min_count;
 	enum kerf_topology topology;
 	int64_t submit_ms;
 	enum kerf_wl_state state;
 	/* running */
-	struct kerf_wl_pod *pods;  /* nr_bound entries, owned */
+	struct kerf_wl_pod *pods;  /* nr_bound entries, owned; the charge
+				      follows them in the same allocation */
 	uint32_t nr_bound;
-	struct kerf_res charged;
+	/*
+	 * What admission charged: the first nr_charged quota dimensions (CPU,
+	 * memory, the GPU models known then), the others 0; NULL when not
+	 * running.  Read it whole with kerf_workload_charged.
+	 */
+	int64_t *charged;
+	uint8_t nr_charged;
 	bool nonpreemptible;
 	bool borrowed;             /* admitted beyond its tenant's nominal */
 	int64_t start_ms;
@@ -126,7 +133,30 @@ struct kerf_workload {
 	struct kerf_pod *asked;      /* nr_sets entries, owned (a template's
 					may be NULL: asked as in sets[]) */
 	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
+	/*
+	 * Last: the state allocates only the nr_sets used
+	 * (kerf_workload_size), so a workload of one pod does not carry
+	 * eight.  A caller's template has them all.
+	 */
+	struct kerf_podset sets[KERF_MAX_PODSETS];
 };
+
+/* The bytes of a workload with nr_sets pod sets (1 .. KERF_MAX_PODSETS). */
+static inline size_t kerf_workload_size(int nr_sets)
+{
+	return offsetof(struct kerf_workload, sets) +
+	       (size_t)nr_sets * sizeof(struct kerf_podset);
+}
+
+/*
+ * src (the state's, sized for its sets) into a whole struct: the sets it
+ * does not have zeroed.  Never copy a state's workload with '='.
+ */
+void kerf_workload_copy(struct kerf_workload *dst,
+			const struct kerf_workload *src);
+
+/* What w was charged, every dimension (zero when it does not run). */
+void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out);
 
 /* Hash of a pending reason (code, sentence), never 0: w->pending_hash. */
 uint64_t kerf_pending_hash(enum kerf_pending code, const char *text);

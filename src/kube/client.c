@@ -109,6 +109,8 @@ static void set_defaults(struct kerf_kube_client_opts *o)
 		o->max_body_bytes = 64 << 20;
 	if (o->max_line_bytes == 0)
 		o->max_line_bytes = KERF_KUBE_MAX_LINE_BYTES;
+	if (o->max_in_flight == 0)
+		o->max_in_flight = 64;
 	if (!o->now_ms)
 		o->now_ms = monotonic_ms;
 	if (!o->user_agent)
@@ -148,6 +150,8 @@ struct kerf_kube_client *kerf_kube_client_new(
 		goto fail;
 	}
 	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	/* idle connections kept: as many as may be busy at once, and a few */
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->opts.max_in_flight + 8);
 	kerf_rng_seed(&c->rng, c->opts.seed);
 	kerf_kube_ratelimit_init(&c->rl, c->opts.qps_milli, c->opts.burst,
 				 kerf_kube_client_now_ms(c));
@@ -455,6 +459,11 @@ static uint64_t start_due(struct kerf_kube_client *c, uint64_t now)
 		}
 		if (r->state == KREQ_WAITING && r->due_ms > now) {
 			next = r->due_ms - now < next ? r->due_ms - now : next;
+			i++;
+			continue;
+		}
+		if (!r->watch && c->nr_running >= c->opts.max_in_flight) {
+			/* FIFO: an answer makes room for the first one waiting */
 			i++;
 			continue;
 		}

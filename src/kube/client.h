@@ -26,7 +26,10 @@
  *
  * Bounds: a response body is at most max_body_bytes (-KERF_ELIMIT), a
  * watch line at most max_line_bytes, a request takes at most its
- * timeout_ms (a watch: only if it sets one).
+ * timeout_ms (a watch: only if it sets one).  At most max_in_flight
+ * requests (watches apart) are on the wire at once, the others wait in
+ * order: an attempt in flight costs a libcurl handle and, over HTTP/1.1,
+ * a TLS connection (tens of KB each), a request waiting only itself.
  */
 #ifndef KERF_KUBE_CLIENT_H
 #define KERF_KUBE_CLIENT_H
@@ -84,6 +87,7 @@ struct kerf_kube_client_opts {
 	uint64_t retry_ratio_milli;     /* 0: 100 (a success refunds 0.1) */
 	size_t max_body_bytes;          /* 0: 64 MiB */
 	size_t max_line_bytes;          /* 0: KERF_KUBE_MAX_LINE_BYTES */
+	unsigned max_in_flight;         /* 0: 64 requests on the wire, watches apart */
 	uint64_t seed;                  /* of the backoff's rng */
 	uint64_t (*now_ms)(void *arg);  /* NULL: CLOCK_MONOTONIC */
 	void *clock_arg;

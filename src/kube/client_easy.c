@@ -176,6 +176,10 @@ int kerf_kube_client_easy_start(struct kerf_kube_client *c, struct kreq *r)
 	}
 	r->attempts++;
 	r->state = KREQ_RUNNING;
+	if (!r->watch) {
+		r->counted = true;
+		c->nr_running++;
+	}
 	return 0;
 }
 
@@ -185,6 +189,10 @@ void kerf_kube_client_easy_stop(struct kerf_kube_client *c, struct kreq *r)
 		curl_multi_remove_handle(c->multi, r->easy);
 		curl_easy_cleanup(r->easy);
 		r->easy = NULL;
+	}
+	if (r->counted) {
+		r->counted = false;
+		c->nr_running--;
 	}
 	curl_slist_free_all(r->headers);
 	r->headers = NULL;

@@ -30,6 +30,7 @@ struct kreq {
 	bool watch;
 	bool cancelled;
 	bool rate_waited;           /* counted in counters.rate_limited */
+	bool counted;               /* an attempt in flight, in nr_running */
 	uint64_t due_ms;
 	char *method;
 	char *path;
@@ -68,6 +69,7 @@ struct kerf_kube_client {
 	size_t nr_reqs;
 	size_t alloc_reqs;
 	uint64_t next_id;
+	unsigned nr_running;        /* requests (not watches) with an easy handle */
 	int in_curl;                /* inside a libcurl callback: defer removals */
 };
 

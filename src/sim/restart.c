@@ -122,7 +122,7 @@ static int see_workloads(const struct kerf_state *st, struct seen *s)
 			continue;   /* its pods are gone: nothing to list */
 		x = &s->wl[s->nr_wl++];
 		x->key = kerf_strdup(w->key);
-		x->tmpl = *w;
+		kerf_workload_copy(&x->tmpl, w);
 		/* pending: asked again as first asked; running: as bound */
 		if (w->state == KERF_WL_PENDING)
 			for (int i = 0; i < w->nr_sets; i++)
