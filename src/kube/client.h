@@ -73,6 +73,7 @@ struct kerf_kube_counters {
 	uint64_t watches_started;
 	uint64_t token_reloads;         /* token file read again */
 	uint64_t token_errors;          /* token file unreadable (old one kept) */
+	uint64_t in_flight_max;         /* most requests on the wire at once */
 };
 
 struct kerf_kube_client_opts {

@@ -179,6 +179,8 @@ int kerf_kube_client_easy_start(struct kerf_kube_client *c, struct kreq *r)
 	if (!r->watch) {
 		r->counted = true;
 		c->nr_running++;
+		if (c->nr_running > c->counters.in_flight_max)
+			c->counters.in_flight_max = c->nr_running;
 	}
 	return 0;
 }

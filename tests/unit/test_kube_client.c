@@ -579,6 +579,42 @@ static void test_rate_limit_applied(void **state)
 	kerf_kube_config_release(&cfg);
 }
 
+/* At most max_in_flight requests on the wire; a watch does not count. */
+static void test_in_flight_bounded(void **state)
+{
+	struct kerf_kube_config cfg;
+	struct kerf_kube_client *c;
+	struct result r[10], w;
+	struct kerf_kube_request wr = { .method = "GET", .path = "/api/v1/watch" };
+	uint64_t id;
+
+	(void)state;
+	if (!have_certs)
+		skip();
+	base_config(&cfg, &ca);
+	for (unsigned cap = 2; cap <= 16; cap += 14) {
+		struct kerf_kube_client_opts o = { .qps_milli = UINT64_MAX,
+						   .max_in_flight = cap };
+
+		c = client_for(&cfg, &o);
+		memset(&w, 0, sizeof(w));
+		kerf_buf_init(&w.lines, 1 << 20);
+		assert_int_equal(kerf_kube_client_watch(c, &wr, on_line, on_done, &w, &id), 0);
+		for (int i = 0; i < 10; i++)
+			get(c, "/api/v1/pods/x", &r[i]);
+		run_until_done(c, r, 10);
+		for (int i = 0; i < 10; i++)
+			assert_int_equal(r[i].resp.http_status, 200);
+		/* all ten at once when they may; two at a time otherwise */
+		assert_int_equal(kerf_kube_client_counters(c)->in_flight_max,
+				 cap < 10 ? cap : 10);
+		kerf_kube_client_cancel(c, id);
+		kerf_buf_release(&w.lines);
+		kerf_kube_client_free(c);
+	}
+	kerf_kube_config_release(&cfg);
+}
+
 static void test_cancel_and_refused_connection(void **state)
 {
 	struct kerf_kube_config cfg;
@@ -670,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_503_retried_post_not),
 		cmocka_unit_test(test_watch_lines_across_chunks),
 		cmocka_unit_test(test_rate_limit_applied),
+		cmocka_unit_test(test_in_flight_bounded),
 		cmocka_unit_test(test_cancel_and_refused_connection),
 		cmocka_unit_test(test_bad_server_urls),
 	};
