@@ -228,7 +228,7 @@ static json_t *waiting_json(const struct kerf_world *w, int64_t now_ms, int *rc)
 		return a;
 	}
 	for (size_t i = 0; i < w->nr_podv; i++)
-		if (w->podv[i]->why_hash && !w->podv[i]->p.node && !kerf_world_pod_done(w->podv[i]))
+		if (w->podv[i]->why_hash && !w->podv[i]->p->node && !kerf_world_pod_done(w->podv[i]))
 			v[nr++] = w->podv[i];
 	qsort(v, nr, sizeof(*v), by_key);
 	for (size_t k = 0; k < nr; k++) {
@@ -236,10 +236,10 @@ static json_t *waiting_json(const struct kerf_world *w, int64_t now_ms, int *rc)
 
 		kerf_api_put(i, "pod", kerf_api_str(v[k]->key), rc);
 		kerf_api_put(i, "workload", v[k]->g ? kerf_api_str(v[k]->g->key) : json_null(), rc);
-		kerf_api_put(i, "createTime", kerf_api_time(v[k]->p.created_ms), rc);
-		kerf_api_put(i, "waitSeconds", kerf_api_seconds(v[k]->p.created_ms, now_ms), rc);
-		kerf_api_put(i, "reason", kerf_api_str(v[k]->reason), rc);
-		kerf_api_put(i, "message", kerf_api_str(v[k]->message), rc);
+		kerf_api_put(i, "createTime", kerf_api_time(v[k]->p->created_ms), rc);
+		kerf_api_put(i, "waitSeconds", kerf_api_seconds(v[k]->p->created_ms, now_ms), rc);
+		kerf_api_put(i, "reason", kerf_api_str(kerf_world_why_reason(v[k])), rc);
+		kerf_api_put(i, "message", kerf_api_str(kerf_world_why_message(v[k])), rc);
 		kerf_api_push(a, i, rc);
 	}
 	free(v);

@@ -164,12 +164,11 @@ static void pod_set(void *arg, const char *key, void *obj)
 {
 	struct kerf_controller *c = arg;
 	struct kerf_err err = { 0 };
-	struct kerf_kpod copy;
 
 	(void)key;
 	c->dirty = true;
-	if (kerf_kpod_clone(&copy, obj) < 0 ||
-	    kerf_world_pod_set(c->w, &copy, c->now_ms, &err) < 0) {
+	/* the world reads the cache's pod: one copy of each pod, not two */
+	if (kerf_world_pod_borrow(c->w, obj, c->now_ms, &err) < 0) {
 		c->st.world_errors++;
 		note_error(c, "pod", err.msg[0] ? err.msg : "out of memory");
 	}

@@ -63,7 +63,7 @@ static int by_pod_key(const void *a, const void *b)
 static int role_of(struct kerf_world *w, struct wpod *x, char *key, size_t size,
 		   bool *grew, struct kerf_err *err)
 {
-	const struct kerf_kpod *p = &x->p;
+	const struct kerf_kpod *p = x->p;
 	const char *sched = p->scheduler ? p->scheduler : "default-scheduler";
 	char why[KERF_ERR_MSG_MAX];
 	struct kerf_pod req;
@@ -173,17 +173,26 @@ static int check_pod_names(const char *ns, const char *name, struct kerf_err *er
 	return 0;
 }
 
-int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
-		       int64_t now_ms, struct kerf_err *err)
+/* x's pod goes (when it is the world's own). */
+static void drop_pod(struct wpod *x)
+{
+	if (x->owned) {
+		kerf_kpod_release(x->p);
+		free(x->p);
+	}
+	x->p = NULL;
+}
+
+/* p (owned: the world's, freed on error too; else borrowed) as its pod. */
+static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
+		   int64_t now_ms, struct kerf_err *err)
 {
 	char key[KERF_WORKLOAD_KEY_MAX + 1];
 	struct wpod *x;
 	int rc = check_pod_names(p->ns, p->name, err);
 
-	if (rc < 0) {
-		kerf_kpod_release(p);
-		return rc;
-	}
+	if (rc < 0)
+		goto fail;
 	snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x) {
@@ -194,17 +203,44 @@ int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
 			if (x)
 				free(x->key);
 			free(x);
-			kerf_kpod_release(p);
-			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+			goto fail;
 		}
 		x->index = w->nr_podv;
 		w->podv[w->nr_podv++] = x;
 	} else {
-		kerf_kpod_release(&x->p);
+		drop_pod(x);
 	}
-	x->p = *p;
-	memset(p, 0, sizeof(*p));
+	x->p = p;
+	x->owned = owned;
 	return pod_update(w, x, now_ms, err);
+fail:
+	if (owned) {
+		kerf_kpod_release(p);
+		free(p);
+	}
+	return rc;
+}
+
+int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
+		       int64_t now_ms, struct kerf_err *err)
+{
+	struct kerf_kpod *own = malloc(sizeof(*own));
+
+	if (!own) {
+		kerf_kpod_release(p);
+		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	*own = *p;
+	memset(p, 0, sizeof(*p));
+	return put_pod(w, own, true, now_ms, err);
+}
+
+int kerf_world_pod_borrow(struct kerf_world *w, const struct kerf_kpod *p,
+			  int64_t now_ms, struct kerf_err *err)
+{
+	/* never written through: the world only reads its pods */
+	return put_pod(w, (struct kerf_kpod *)p, false, now_ms, err);
 }
 
 int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name,
@@ -228,7 +264,7 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	for (size_t i = 0, k = 0; i < w->queued.nr; i++) {
 		const struct kerf_action *a = &w->queued.a[i];
 
-		if (strcmp(a->ns, x->p.ns) || strcmp(a->name, x->p.name))
+		if (strcmp(a->ns, x->p->ns) || strcmp(a->name, x->p->name))
 			w->queued.a[k++] = *a;
 		if (i + 1 == w->queued.nr)
 			w->queued.nr = k;
@@ -236,7 +272,8 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	kerf_map_del_str(&w->pods, x->key);
 	w->podv[x->index] = w->podv[--w->nr_podv];
 	w->podv[x->index]->index = x->index;
-	kerf_kpod_release(&x->p);
+	drop_pod(x);
+	free(x->why);
 	free(x->key);
 	free(x);
 	return g ? kerf_world_sync(w, g, now_ms, err) : 0;
@@ -251,7 +288,7 @@ int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
 	if (!g || !g->running || g->external)
 		return 0;
 	for (size_t i = 0; i < g->nr_m; i++)
-		if (g->m[i]->in_run && g->m[i]->p.node)
+		if (g->m[i]->in_run && g->m[i]->p->node)
 			return 0;
 	/* pending again under the same id and submission time */
 	rc = kerf_state_requeue(&w->st, g->id, now_ms, err);
@@ -285,9 +322,9 @@ bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x || x->role != ROLE_KERF || !x->g || !x->g->running ||
-	    !x->in_run || x->evicting || x->p.node)
+	    !x->in_run || x->evicting || x->p->node)
 		return false;
-	if (uid && uid[0] && x->p.uid && strcmp(uid, x->p.uid))
+	if (uid && uid[0] && x->p->uid && strcmp(uid, x->p->uid))
 		return false;
 	return x->b.node < w->st.cluster.nr_slots &&
 	       !strcmp(w->st.cluster.nodes[x->b.node].name, node);
@@ -304,7 +341,7 @@ int kerf_world_update_pods(struct kerf_world *w, const char *ns, int64_t now_ms,
 	if (!v)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < w->nr_podv; i++)
-		if (!ns || !strcmp(w->podv[i]->p.ns, ns))
+		if (!ns || !strcmp(w->podv[i]->p->ns, ns))
 			v[nr++] = w->podv[i];
 	qsort(v, nr, sizeof(*v), by_pod_key);
 	/* a pod's update may free no other pod: v stays valid */
@@ -418,7 +455,8 @@ void kerf_world_free(struct kerf_world *w)
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->nr_podv; i++) {
-		kerf_kpod_release(&w->podv[i]->p);
+		drop_pod(w->podv[i]);
+		free(w->podv[i]->why);
 		free(w->podv[i]->key);
 		free(w->podv[i]);
 	}
@@ -545,11 +583,12 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		}
 		a->kind = KERF_ACT_PENDING;
-		snprintf(a->ns, sizeof(a->ns), "%s", v[i]->p.ns);
-		snprintf(a->name, sizeof(a->name), "%s", v[i]->p.name);
-		snprintf(a->uid, sizeof(a->uid), "%s", v[i]->p.uid);
-		snprintf(a->reason, sizeof(a->reason), "%s", v[i]->reason);
-		snprintf(a->message, sizeof(a->message), "%s", v[i]->message);
+		snprintf(a->ns, sizeof(a->ns), "%s", v[i]->p->ns);
+		snprintf(a->name, sizeof(a->name), "%s", v[i]->p->name);
+		snprintf(a->uid, sizeof(a->uid), "%s", v[i]->p->uid);
+		snprintf(a->reason, sizeof(a->reason), "%s", v[i]->why);
+		snprintf(a->message, sizeof(a->message), "%s",
+			 v[i]->why + strlen(v[i]->why) + 1);
 		v[i]->told_hash = v[i]->why_hash;
 	}
 	free(v);

@@ -136,6 +136,16 @@ int kerf_world_tenant_history(struct kerf_world *w,
 /* A pod was added or changed (p is taken, released on error too). */
 int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
 		       int64_t now_ms, struct kerf_err *err);
+
+/*
+ * The same with p borrowed, never copied: the caller keeps it alive and
+ * unchanged until the next set, borrow or delete of that pod, or the
+ * world's end (an informer's cache does; kerf_world_free does not read
+ * borrowed pods, so the cache may go first).  One copy of each pod, not
+ * two.
+ */
+int kerf_world_pod_borrow(struct kerf_world *w, const struct kerf_kpod *p,
+			  int64_t now_ms, struct kerf_err *err);
 int kerf_world_pod_delete(struct kerf_world *w, const char *ns,
 			  const char *name, int64_t now_ms,
 			  struct kerf_err *err);

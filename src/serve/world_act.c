@@ -37,9 +37,9 @@ static struct kerf_action *pod_action(struct kerf_actions *out,
 		return NULL;
 	a->kind = kind;
 	a->group = group;
-	snprintf(a->ns, sizeof(a->ns), "%s", x->p.ns);
-	snprintf(a->name, sizeof(a->name), "%s", x->p.name);
-	snprintf(a->uid, sizeof(a->uid), "%s", x->p.uid);
+	snprintf(a->ns, sizeof(a->ns), "%s", x->p->ns);
+	snprintf(a->name, sizeof(a->name), "%s", x->p->name);
+	snprintf(a->uid, sizeof(a->uid), "%s", x->p->uid);
 	return a;
 }
 
@@ -101,7 +101,7 @@ static int bind(struct kerf_world *w, struct wgroup *g,
 				    g->key, d->set);
 	x->in_run = true;
 	x->b = d->b;
-	x->why_hash = x->told_hash = 0;
+	kerf_world_set_why(w, x, NULL, NULL);
 	return kerf_world_bind_action(w, x, &cw->sets[d->set].req, d->value,
 				      d->share, d->workload, out, err);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/map.h"
 #include "core/cycle.h"
@@ -25,7 +26,8 @@ enum wrole {
 struct wgroup;
 
 struct wpod {
-	struct kerf_kpod p;        /* owned */
+	struct kerf_kpod *p;       /* the informer's (borrowed), or owned */
+	bool owned;
 	char *key;                 /* "ns/name", owned */
 	size_t index;              /* in world->podv */
 	uint8_t role;              /* enum wrole */
@@ -37,9 +39,12 @@ struct wpod {
 	bool sub;                  /* in its group's pending submission */
 	uint8_t set;               /* in_run: its pod set */
 	struct kerf_binding b;     /* in_run: where it runs */
-	/* why kerf does not place it (world-level reasons), and what was told */
-	char reason[32];
-	char message[256];
+	/*
+	 * Why kerf does not place it (world-level reasons): "Reason\0message"
+	 * (at most 31 and 255 bytes), owned, NULL when none (most pods: it
+	 * is not kept inline); and what was told.
+	 */
+	char *why;
 	uint64_t why_hash;         /* 0: no reason */
 	uint64_t told_hash;
 	uint64_t refused_hash;     /* evicting: the refusal last told */
@@ -175,12 +180,23 @@ int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms,
 /* --- world_sync.c ------------------------------------------------------- */
 
 /* Set (reason non-NULL) or clear x's world-level reason. */
+/* x's world-level reason and its message ("" when it has none). */
+static inline const char *kerf_world_why_reason(const struct wpod *x)
+{
+	return x->why ? x->why : "";
+}
+
+static inline const char *kerf_world_why_message(const struct wpod *x)
+{
+	return x->why ? x->why + strlen(x->why) + 1 : "";
+}
+
 void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static inline bool kerf_world_pod_done(const struct wpod *x)
 {
-	return kerf_kpod_is_done(&x->p);
+	return kerf_kpod_is_done(x->p);
 }
 
 /* The group of key (made when new), NULL on OOM; free an empty one. */

@@ -108,12 +108,12 @@ static int shape(const struct kerf_kpod *p, struct kerf_pod *req, char *why,
 int kerf_world_pod_req(const struct kerf_world *w, const struct wpod *x,
 		       struct kerf_pod *req, char *why, size_t size)
 {
-	int rc = shape(&x->p, req, why, size);
+	int rc = shape(x->p, req, why, size);
 
 	if (rc < 0)
 		return rc;
 	req->need_labels = x->need_labels;
-	req->tolerates = kerf_world_tolerates(w, &x->p);
+	req->tolerates = kerf_world_tolerates(w, x->p);
 	return 0;
 }
 
@@ -161,7 +161,7 @@ int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
 			   struct kerf_binding *b, char *why, size_t size)
 {
 	const struct kerf_cluster *c = &w->st.cluster;
-	const struct kerf_kpod *p = &x->p;
+	const struct kerf_kpod *p = x->p;
 	const struct kerf_node *n;
 	const char *node;
 	int slot, rc;

@@ -37,23 +37,37 @@ static int by_group_key(const void *a, const void *b)
 void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason,
 		    const char *fmt, ...)
 {
+	char text[32 + 256];
+	size_t rlen, mlen;
 	va_list ap;
 	uint64_t h;
 
 	if (!reason) {
 		x->why_hash = x->told_hash = 0;
-		x->reason[0] = x->message[0] = 0;
+		free(x->why);
+		x->why = NULL;
 		return;
 	}
-	snprintf(x->reason, sizeof(x->reason), "%s", reason);
+	rlen = (size_t)snprintf(text, 32, "%s", reason);
+	rlen = rlen < 31 ? rlen : 31;
 	va_start(ap, fmt);
-	vsnprintf(x->message, sizeof(x->message), fmt, ap);
+	mlen = (size_t)vsnprintf(text + rlen + 1, 256, fmt, ap);
 	va_end(ap);
-	h = fnv(0xcbf29ce484222325ULL, x->reason, strlen(x->reason) + 1);
-	h = fnv(h, x->message, strlen(x->message)) | 1;
-	if (h != x->why_hash && (!strcmp(reason, "InvalidSpec") ||
-				 !strcmp(reason, "UnsupportedAffinity")))
+	mlen = mlen < 255 ? mlen : 255;
+	h = fnv(0xcbf29ce484222325ULL, text, rlen + 1);
+	h = fnv(h, text + rlen + 1, mlen) | 1;
+	if (h == x->why_hash && x->why)
+		return;
+	if (!strcmp(reason, "InvalidSpec") || !strcmp(reason, "UnsupportedAffinity"))
 		w->stats.nr_invalid++;
+	free(x->why);
+	x->why = malloc(rlen + 1 + mlen + 1);
+	if (!x->why) {
+		/* out of memory: nothing to tell, as if it had no reason */
+		x->why_hash = 0;
+		return;
+	}
+	memcpy(x->why, text, rlen + 1 + mlen + 1);
 	x->why_hash = h;
 }
 
@@ -235,7 +249,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		struct wpod *x = v[k];
 		struct kerf_pod req;
 		struct kerf_binding b;
-		const char *node = x->p.node ? x->p.node : x->p.planned_node;
+		const char *node = x->p->node ? x->p->node : x->p->planned_node;
 		int slot = node ? kerf_cluster_find_node(&w->st.cluster, node) : -1;
 		size_t h = 0, s = 0;
 
@@ -261,9 +275,9 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		wl.sets[s].count++;
 		pods[k].set = (uint8_t)s;
 		pods[k].b = b;
-		if (x->p.created_ms < submit_ms)
-			submit_ms = x->p.created_ms;
-		running |= x->p.phase == KERF_PHASE_RUNNING;
+		if (x->p->created_ms < submit_ms)
+			submit_ms = x->p->created_ms;
+		running |= x->p->phase == KERF_PHASE_RUNNING;
 	}
 	id = kerf_state_adopt(&w->st, g->key, &wl, submit_ms, now_ms, pods,
 			      (uint32_t)nr, &why);
@@ -295,7 +309,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		g->started = true;
 	/* being deleted already (evicted before a restart): it only leaves */
 	for (size_t k = 0; k < nr; k++)
-		terminating_all &= v[k]->p.terminating;
+		terminating_all &= v[k]->p->terminating;
 	if (terminating_all && !g->external &&
 	    kerf_state_leaving(&w->st, g->id, NULL) == 0)
 		for (size_t k = 0; k < nr; k++)
@@ -354,8 +368,8 @@ static int maybe_ack(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	for (size_t i = 0; i < g->nr_m; i++) {
 		const struct wpod *x = g->m[i];
 
-		if (!x->in_run || x->p.checkpoint_done_ms <= 0 ||
-		    x->p.checkpoint_done_ms < asked)
+		if (!x->in_run || x->p->checkpoint_done_ms <= 0 ||
+		    x->p->checkpoint_done_ms < asked)
 			continue;
 		rc = kerf_preempt_ack(&w->st, g->id, now_ms, &w->dec, err);
 		if (rc == 0)
@@ -400,11 +414,11 @@ static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 	uint64_t fp;
 	int t, id, rc;
 
-	t = kerf_world_tenant_of(w, v[0]->p.ns, why, sizeof(why));
+	t = kerf_world_tenant_of(w, v[0]->p->ns, why, sizeof(why));
 	if (t < 0)
 		goto invalid;
 	wl.tenant = t;
-	wl.class_idx = class_of(w, &v[0]->p);
+	wl.class_idx = class_of(w, v[0]->p);
 	for (size_t k = 0; k < nr; k++) {
 		struct kerf_pod req;
 		size_t s = 0;
@@ -424,8 +438,8 @@ static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		}
 		wl.sets[s].count++;
 		set_of[k] = (uint8_t)s;
-		if (v[k]->p.created_ms < submit_ms)
-			submit_ms = v[k]->p.created_ms;
+		if (v[k]->p->created_ms < submit_ms)
+			submit_ms = v[k]->p->created_ms;
 	}
 	fp = fingerprint(&wl, v, nr, submit_ms);
 	if (g->id && g->fp == fp)
@@ -491,15 +505,15 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		snprintf(refused.msg, sizeof(refused.msg), "%zu of its %u pods are left",
 			 nr_bound + nr, size);
 	for (size_t k = 0; k < nr && !refused.msg[0]; k++)
-		if (!v[k]->p.planned_node)
+		if (!v[k]->p->planned_node)
 			snprintf(refused.msg, sizeof(refused.msg), "pod '%s' has no %s",
 				 v[k]->key, KERF_ANN_PLANNED_NODE);
 	for (size_t k = 0; k < nr_bound && !refused.msg[0]; k++)
-		if (bound[k]->p.planned_node &&
-		    strcmp(bound[k]->p.planned_node, bound[k]->p.node) != 0)
+		if (bound[k]->p->planned_node &&
+		    strcmp(bound[k]->p->planned_node, bound[k]->p->node) != 0)
 			snprintf(refused.msg, sizeof(refused.msg),
 				 "pod '%s' is bound to node '%s', its plan said '%s'",
-				 bound[k]->key, bound[k]->p.node, bound[k]->p.planned_node);
+				 bound[k]->key, bound[k]->p->node, bound[k]->p->planned_node);
 	if (!refused.msg[0]) {
 		all = calloc(size, sizeof(*all));
 		if (!all)
@@ -516,7 +530,7 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		cw = kerf_state_find((const struct kerf_state *)&w->st, g->id);
 		for (size_t k = 0; cw && k < nr && rc == 0; k++)
 			rc = kerf_world_bind_action(w, v[k], &cw->sets[v[k]->set].req,
-						    v[k]->p.gpu_milli, v[k]->p.share,
+						    v[k]->p->gpu_milli, v[k]->p->share,
 						    g->id, &w->queued, err);
 		w->stats.nr_plans_finished++;
 		return rc;
@@ -528,9 +542,9 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		if (!a)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		a->kind = KERF_ACT_EVICT;
-		snprintf(a->ns, sizeof(a->ns), "%s", bound[k]->p.ns);
-		snprintf(a->name, sizeof(a->name), "%s", bound[k]->p.name);
-		snprintf(a->uid, sizeof(a->uid), "%s", bound[k]->p.uid);
+		snprintf(a->ns, sizeof(a->ns), "%s", bound[k]->p->ns);
+		snprintf(a->name, sizeof(a->name), "%s", bound[k]->p->name);
+		snprintf(a->uid, sizeof(a->uid), "%s", bound[k]->p->uid);
 		snprintf(a->reason, sizeof(a->reason), "GangPlanUndone");
 		snprintf(a->message, sizeof(a->message),
 			 "gang '%.60s' was left partly bound (%zu of %u pods), its plan broken (%.70s): evicted to place it whole",
@@ -558,7 +572,7 @@ static int sync_external(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			return finish(w, g, now_ms, err);
 		return 0;
 	}
-	if (!x || kerf_world_pod_done(x) || !x->p.node)
+	if (!x || kerf_world_pod_done(x) || !x->p->node)
 		return 0;
 	rc = adopt(w, g, &x, 1, kerf_tenants_find(&w->st.tenants, KERF_EXTERNAL_TENANT),
 		   w->external_class, now_ms, NULL, err);
@@ -593,7 +607,7 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			if (!x->in_run)
 				continue;
 			live |= !kerf_world_pod_done(x);
-			phase_running |= x->p.phase == KERF_PHASE_RUNNING;
+			phase_running |= x->p->phase == KERF_PHASE_RUNNING;
 		}
 		if (!live) {
 			/* every pod it ran is done or deleted: it finished */
@@ -607,7 +621,7 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			for (size_t i = 0; i < g->nr_m; i++) {
 				struct wpod *x = g->m[i];
 
-				if (!x->in_run && !x->evicting && !kerf_world_pod_done(x) && !x->p.node)
+				if (!x->in_run && !x->evicting && !kerf_world_pod_done(x) && !x->p->node)
 					kerf_world_set_why(w, x, "GangRunning",
 						"workload '%s' already runs: this pod waits until it ends",
 						g->key);
@@ -624,15 +638,15 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	}
 	for (size_t i = 0; i < g->nr_m; i++) {
 		struct wpod *x = g->m[i];
-		uint32_t s = x->p.gang ? x->p.gang_size : 1;
+		uint32_t s = x->p->gang ? x->p->gang_size : 1;
 
-		if (kerf_world_pod_done(x) || x->evicting || (!x->p.node && x->p.terminating))
+		if (kerf_world_pod_done(x) || x->evicting || (!x->p->node && x->p->terminating))
 			continue;
 		if (size && s != size)
 			disagree = true;
 		if (!size || s > size)
 			size = s;
-		if (x->p.node)
+		if (x->p->node)
 			bound[nr_bound++] = x;
 		else
 			v[nr++] = x;
@@ -645,7 +659,7 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 		 * bindings) is finished from its plan, or undone (adopt_plan).
 		 */
 		char why[KERF_ERR_MSG_MAX];
-		int t = kerf_world_tenant_of(w, bound[0]->p.ns, why, sizeof(why));
+		int t = kerf_world_tenant_of(w, bound[0]->p->ns, why, sizeof(why));
 
 		if ((nr || nr_bound < size) && !w->at_cycle) {
 			/* the informers may not have sent every member yet */
@@ -657,9 +671,9 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 		rc = kerf_world_forget(w, g, now_ms, err);
 		if (rc == 0 && t >= 0 && nr) {
 			rc = adopt_plan(w, g, bound, nr_bound, v, nr, size, t,
-					class_of(w, &bound[0]->p), now_ms, err);
+					class_of(w, bound[0]->p), now_ms, err);
 		} else if (rc == 0 && t >= 0) {
-			rc = adopt(w, g, bound, nr_bound, t, class_of(w, &bound[0]->p),
+			rc = adopt(w, g, bound, nr_bound, t, class_of(w, bound[0]->p),
 				   now_ms, NULL, err);
 			if (rc == 1) {
 				adopt_refused(w, g, bound[0]);
