@@ -33,6 +33,13 @@ void kerf_actions_release(struct kerf_actions *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void kerf_actions_clear(struct kerf_actions *l)
+{
+	if (l->alloc > KERF_ACTIONS_KEEP)
+		kerf_actions_release(l);
+	l->nr = 0;
+}
+
 /*
  * kerf's classes when the configuration gives none: production serving
  * is never preempted; normal work may be, with five minutes to

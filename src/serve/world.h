@@ -76,7 +76,13 @@ struct kerf_actions {
 
 void kerf_actions_init(struct kerf_actions *l);
 void kerf_actions_release(struct kerf_actions *l);
-static inline void kerf_actions_clear(struct kerf_actions *l) { l->nr = 0; }
+
+/*
+ * Forget the actions; storage for more than KERF_ACTIONS_KEEP is given
+ * back (a cycle that bound 40,000 pods must not hold 40 MB for ever).
+ */
+enum { KERF_ACTIONS_KEEP = 256 };
+void kerf_actions_clear(struct kerf_actions *l);
 
 struct kerf_world_config {
 	const char *scheduler_name;     /* "kerf" */

@@ -23,6 +23,7 @@
 #include "base/rng.h"
 #include "kobj/names.h"
 #include "serve/world.h"
+#include "serve/world_int.h"
 
 #define T0 1767225600000LL      /* 2026-01-01T00:00:00Z */
 
@@ -264,6 +265,31 @@ static struct kerf_world *cluster(int nodes, int64_t a_nominal, int64_t a_borrow
 	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
 	assert_int_equal(kerf_world_namespace_set(w, "b", "team-b", &err), 0);
 	return w;
+}
+
+/* A list that grew past KERF_ACTIONS_KEEP gives its storage back. */
+static void test_actions_clear(void **state)
+{
+	struct kerf_actions l;
+
+	(void)state;
+	kerf_actions_init(&l);
+	for (int n = 0; n < 2; n++) {
+		size_t want = n ? KERF_ACTIONS_KEEP + 1 : 10;
+
+		for (size_t i = 0; i < want; i++)
+			assert_non_null(kerf_world_action(&l));
+		assert_int_equal(l.nr, want);
+		kerf_actions_clear(&l);
+		assert_int_equal(l.nr, 0);
+		if (n) {
+			assert_null(l.a);
+			assert_int_equal(l.alloc, 0);
+		} else {
+			assert_non_null(l.a);   /* small: kept for the next cycle */
+		}
+	}
+	kerf_actions_release(&l);
 }
 
 static void test_single(void **state)
@@ -1150,6 +1176,7 @@ static void test_property(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_actions_clear),
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_gang_whole),
 		cmocka_unit_test(test_gang_quota_and_tenants),
