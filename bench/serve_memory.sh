@@ -60,7 +60,8 @@ curl -fsS --cacert "$dir/ca.crt" -H "Authorization: Bearer kerf-mem-token" \
 	--metrics-addr '' 2>"$dir/serve.log" &
 kerf_pid=$!
 bench=$("$build/bench/bench_k8s_bind" --kubeconfig "$dir/kc.yaml" --nodes "$nodes" \
-	--pods "$pods" --gpus-per-node "$gpus" --scheduler-name kerf --scheduler-pid "$kerf_pid" --keep) || true
+	--pods "$pods" --gpus-per-node "$gpus" --scheduler-name kerf --scheduler-pid "$kerf_pid" \
+	--timeout-s 3600 --keep) || true
 # a few idle cycles (resync is 1 s) after the last binding's answer
 sleep 5
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$kerf_pid/status"; }
