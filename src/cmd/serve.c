@@ -5,6 +5,9 @@
  * SIGTERM or SIGINT: the lease is given back and the process ends.
  */
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -252,10 +255,22 @@ int kerf_cmd_serve(int argc, char **argv)
 	fprintf(stderr, "%s: %s as %s, scheduler name %s\n", prog,
 		co.leader_elect ? "electing a leader" : "leading alone", identity,
 		co.scheduler_name);
-	int64_t told_ms = wall_ms();
+	int64_t told_ms = wall_ms(), trimmed_ms = told_ms;
 
 	while (!stop) {
 		int64_t now = wall_ms(), wait = kerf_controller_step(c, now);
+
+#ifdef __GLIBC__
+		/*
+		 * Free memory back to the system, at most every 10 s and only
+		 * with nothing in flight: a burst (a relist, a cycle of 40,000
+		 * bindings) frees what it took, but glibc keeps the pages.
+		 */
+		if (now - trimmed_ms >= 10000 && !kerf_controller_in_flight(c)) {
+			malloc_trim(0);
+			trimmed_ms = now;
+		}
+#endif
 
 		/* say what readiness waits for, every 10 s until it is ready */
 		if (!kerf_controller_synced(c) && now - told_ms >= 10000) {
