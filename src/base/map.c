@@ -42,7 +42,8 @@ static bool same(const struct kerf_map *m, const struct kerf_map_entry *e,
 {
 	if (e->hash != hash)
 		return false;
-	return m->str_keys ? strcmp(e->key.s, s) == 0 : e->key.u == u;
+	/* s is NULL for number keys (told so for -O3, which inlines both) */
+	return m->str_keys ? s && strcmp(e->key.s, s) == 0 : e->key.u == u;
 }
 
 /* The entry of the key, or NULL. */

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 enum {
-	KERF_TIME_TEXT_MAX = 32, /* "YYYY-MM-DDTHH:MM:SS.ffffffZ" and a NUL */
+	/* "YYYY-MM-DDTHH:MM:SS.ffffffZ" and a NUL; room for any int fields,
+	   as -O3 checks the formats against them */
+	KERF_TIME_TEXT_MAX = 96,
 };
 
 /*

@@ -195,7 +195,7 @@ static int get_pem(struct reader *rd, const struct kerf_yaml_node *map,
 		   const char *key, char **pem, size_t *pem_len)
 {
 	struct kerf_yread *r = &rd->y;
-	const struct kerf_yaml_node *file, *data;
+	const struct kerf_yaml_node *file = NULL, *data = NULL;
 	char data_key[64], *path = NULL;
 	char shown[KERF_YREAD_SHOWN_SIZE];
 	size_t mark;
