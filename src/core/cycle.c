@@ -734,6 +734,20 @@ static bool probe(void *ctx, struct kerf_workload *w)
 	return ok;
 }
 
+/*
+ * No plan, and nr workloads it could have asked to leave are protected:
+ * its reason says so (the sentence it has, then why nothing was asked).
+ */
+static void protected_told(struct kerf_workload *w, uint32_t nr)
+{
+	char text[sizeof(w->pending_text)];
+
+	snprintf(text, sizeof(text), "%s", w->pending_text);
+	set_pending(w, w->pending,
+		    "%.150s; %u running workload%s of lower priority not asked to leave: a PodDisruptionBudget allows no disruption",
+		    text, nr, nr == 1 ? "" : "s");
+}
+
 /* w does not fit: can evicting others make room? */
 static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 			struct kerf_cycle_stats *stats)
@@ -742,7 +756,7 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	char names[160] = "";
 	size_t off = 0;
 
-	if (w->nr_victims > 0)
+	if (w->nr_victims > 0 || w->never_preempts)
 		return;
 	/* its victims are gone and it still does not fit: plan anew */
 	kerf_preempt_unnominate(w);
@@ -752,6 +766,8 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	if (!kerf_preempt_plan(x->st, x->s, w, x->now_ms, probe, x, &plan)) {
 		if (plan.oom)
 			x->rc = -KERF_ENOMEM;
+		else if (plan.nr_protected > 0)
+			protected_told(w, plan.nr_protected);
 		return;
 	}
 	x->rc = kerf_preempt_start(x->st, w, &plan, x->now_ms, x->out);

@@ -229,6 +229,11 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		/* never back at one that evicted w: no A-B-A cycles */
 		if ((!by_priority && !by_reclaim) || asked_by(w, v->id))
 			continue;
+		/* its eviction would be refused: no handshake started for it */
+		if (v->pdb_protected) {
+			plan->nr_protected++;
+			continue;
+		}
 		cand[nr++] = (struct candidate){
 			.w = v, .risk = work_at_risk(v, now_ms), .value = pc->value,
 		};

@@ -51,6 +51,8 @@ struct kerf_preempt_plan {
 	uint32_t nr;
 	bool reclaim;               /* by quota reclaim rather than priority */
 	bool oom;                   /* no plan: out of memory, not "none helps" */
+	uint32_t nr_protected;      /* would-be victims skipped: protected
+				       (kerf_state_protect) */
 };
 
 /*

@@ -190,6 +190,15 @@ int kerf_state_finish(struct kerf_state *st, uint32_t id, int64_t now_ms,
 int kerf_state_leaving(struct kerf_state *st, uint32_t id, struct kerf_err *err);
 
 /*
+ * Workload id may (on false) or may not (on true) be chosen as a victim
+ * of preemption: the caller knows its eviction would be refused (a
+ * PodDisruptionBudget that allows no disruption).  A handshake already
+ * started goes on.  -KERF_ENOTFOUND for an unknown id.  No decision.
+ */
+int kerf_state_protect(struct kerf_state *st, uint32_t id, bool on,
+		       struct kerf_err *err);
+
+/*
  * A running workload lost its pods (node failure, preemption): give
  * everything back and queue it again, keeping its submission time.
  */

@@ -143,6 +143,7 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->nr_victims = 0;
 	copy->leaving = false;
 	copy->borrowed = false;
+	copy->pdb_protected = false;
 	copy->lost_gpu_milli_ms = 0;
 	copy->last_checkpoint_ms = 0;
 	copy->start_ms = 0;
@@ -351,6 +352,18 @@ int kerf_state_leaving(struct kerf_state *st, uint32_t id, struct kerf_err *err)
 	if (!w)
 		return rc;
 	w->leaving = true;
+	return 0;
+}
+
+int kerf_state_protect(struct kerf_state *st, uint32_t id, bool on,
+		       struct kerf_err *err)
+{
+	struct kerf_workload *w = kerf_state_find(st, id);
+
+	if (!w)
+		return kerf_err_set(err, -KERF_ENOTFOUND,
+				    "workload %" PRIu32 ": not found", id);
+	w->pdb_protected = on;
 	return 0;
 }
 

@@ -94,6 +94,13 @@ struct kerf_workload {
 	uint8_t nr_charged;
 	bool nonpreemptible;
 	bool borrowed;             /* admitted beyond its tenant's nominal */
+	bool never_preempts;       /* preemptionPolicy Never: it queues by its
+				      priority but never asks others to leave
+				      (the caller's template sets it) */
+	bool pdb_protected;        /* the API server would refuse its eviction
+				      (a PodDisruptionBudget allows none):
+				      never chosen as a victim
+				      (kerf_state_protect) */
 	int64_t start_ms;
 	/* preemption (core/preempt.h) */
 	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */

@@ -290,6 +290,69 @@ static void test_nonpreemptible_never_a_victim(void **state)
 	fx_teardown(&f);
 }
 
+/*
+ * A workload whose eviction a PodDisruptionBudget would refuse is never
+ * asked to leave; an unprotected one of the same class is.  With every
+ * candidate protected the preemptor's reason says why nothing was asked.
+ */
+static void test_protected_never_a_victim(void **state)
+{
+	struct fx f;
+	struct kerf_err err = { 0 };
+	uint32_t shielded, plain, h;
+
+	(void)state;
+	setup(&f, 1, NULL, 0);
+	shielded = fx_submit(&f, f.a, f.low, 4, 0);
+	plain = fx_submit(&f, f.a, f.low, 4, 0);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 2);
+	assert_int_equal(kerf_state_protect(&f.st, shielded, true, &err), 0);
+	assert_int_equal(kerf_state_protect(&f.st, plain, true, &err), 0);
+	assert_int_equal(kerf_state_protect(&f.st, 9999, true, &err), -KERF_ENOTFOUND);
+	assert_string_equal(err.msg, "workload 9999: not found");
+	/* shielded has less work at risk: it would go first unprotected */
+	fx_wl(&f, shielded)->last_checkpoint_ms = 90;
+	h = fx_submit(&f, f.b, f.high, 4, 100);
+	/* both protected: nothing asked, and the reason says why */
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 0);
+	assert_false(leaving(&f, shielded));
+	assert_false(leaving(&f, plain));
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_CAPACITY);
+	assert_non_null(strstr(fx_wl(&f, h)->pending_text,
+			       "; 2 running workloads of lower priority not asked to leave: a PodDisruptionBudget allows no disruption"));
+	/* plain unprotected: it is asked, shielded is not */
+	assert_int_equal(kerf_state_protect(&f.st, plain, false, &err), 0);
+	assert_int_equal(fx_cycle(&f, 200).nr_preempted, 1);
+	assert_true(leaving(&f, plain));
+	assert_false(leaving(&f, shielded));
+	assert_int_equal(fx_wl(&f, plain)->preempted_by, h);
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
+	fx_teardown(&f);
+}
+
+/* preemptionPolicy Never: it waits by its priority, asks nobody to leave */
+static void test_never_preempts(void **state)
+{
+	struct fx f;
+	uint32_t l, h;
+
+	(void)state;
+	setup(&f, 1, NULL, 0);
+	l = fx_submit(&f, f.a, f.low, 8, 0);
+	assert_int_equal(fx_cycle(&f, 0).nr_admitted, 1);
+	h = fx_submit(&f, f.b, f.high, 4, 100);
+	fx_wl(&f, h)->never_preempts = true;
+	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 0);
+	assert_false(leaving(&f, l));
+	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_CAPACITY);
+	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	/* the same workload allowed to preempt asks l to leave */
+	fx_wl(&f, h)->never_preempts = false;
+	assert_int_equal(fx_cycle(&f, 200).nr_preempted, 1);
+	assert_true(leaving(&f, l));
+	fx_teardown(&f);
+}
+
 /* team-a within nominal takes back from team-b what team-b borrowed */
 static void test_reclaim_evicts_borrowed_only(void **state)
 {
@@ -785,6 +848,8 @@ int main(void)
 		cmocka_unit_test(test_plan_direct_changes_nothing),
 		cmocka_unit_test(test_min_runtime_protects),
 		cmocka_unit_test(test_nonpreemptible_never_a_victim),
+		cmocka_unit_test(test_protected_never_a_victim),
+		cmocka_unit_test(test_never_preempts),
 		cmocka_unit_test(test_reclaim_evicts_borrowed_only),
 		cmocka_unit_test(test_reclaim_not_from_own_tenant),
 		cmocka_unit_test(test_reclaims_of_one_tenant_fit_together),
