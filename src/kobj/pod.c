@@ -11,6 +11,8 @@
 #include "core/model.h"
 #include "kobj/json_field.h"
 #include "kobj/names.h"
+#include "kobj/pdb.h"
+#include "kobj/priorityclass.h"
 #include "kobj/strtab.h"
 #include "kobj/time.h"
 
@@ -473,6 +475,35 @@ static int required_string(struct decode *d, const json_t *obj,
 	return 0;
 }
 
+/* metadata.labels, hashed for PodDisruptionBudgets' selectors */
+static int read_labels(struct decode *d, const json_t *labels)
+{
+	struct kerf_kpod *p = d->p;
+	const char *key;
+	const json_t *v;
+	char shown[80];
+
+	if (!json_object_size(labels))
+		return 0;
+	if (json_object_size(labels) > KERF_POD_MAX_LABELS)
+		return kerf_err_set(d->err, -KERF_EPARSE, "metadata.labels: more than %d labels",
+				    KERF_POD_MAX_LABELS);
+	p->labels = malloc(2 * json_object_size(labels) * sizeof(*p->labels));
+	if (!p->labels)
+		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
+	json_object_foreach((json_t *)labels, key, v) {
+		if (!json_is_string(v))
+			return kerf_err_set(d->err, -KERF_EPARSE,
+					    "metadata.labels.%s: expected a string, got %s",
+					    kerf_escape(shown, sizeof(shown), key),
+					    kerf_json_type_name(v));
+		p->labels[2 * p->nr_labels] = kerf_label_hash(key, NULL);
+		p->labels[2 * p->nr_labels + 1] = kerf_label_hash(key, json_string_value(v));
+		p->nr_labels++;
+	}
+	return 0;
+}
+
 static int decode(struct decode *d, const json_t *obj)
 {
 	struct kerf_kpod *p = d->p;
@@ -516,6 +547,8 @@ static int decode(struct decode *d, const json_t *obj)
 		return rc;
 	if (s)
 		kerf_strtab_add(&d->st, &p->gang, s);
+	if ((rc = read_labels(d, labels)) < 0)
+		return rc;
 	read_annotations(d, ann);
 
 	if ((rc = kerf_json_object(obj, "spec", "", &spec, d->err)) < 0)
@@ -539,6 +572,18 @@ static int decode(struct decode *d, const json_t *obj)
 	if (rc == 0) {
 		p->priority = (int32_t)prio;
 		p->has_priority = true;
+	}
+	if ((rc = kerf_json_string(spec, "preemptionPolicy", "spec", &s, d->err)) < 0)
+		return rc;
+	if (s) {
+		char shown[80];
+
+		rc = kerf_preemption_policy_parse(s);
+		if (rc < 0)
+			set_invalid(d, "spec.preemptionPolicy '%s': expected PreemptLowerPriority or Never",
+				    kerf_escape(shown, sizeof(shown), s));
+		else
+			p->preemption = (uint8_t)rc;
 	}
 	if ((rc = effective_req(d, spec, &r)) < 0 ||
 	    (rc = read_selector(d, spec)) < 0 ||
@@ -592,6 +637,7 @@ int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 	if (rc < 0) {
 		free(p.selector);
 		free(p.tolerations);
+		free(p.labels);
 		return rc;
 	}
 	*out = p;
@@ -605,6 +651,7 @@ void kerf_kpod_release(struct kerf_kpod *p)
 	free(p->strings);
 	free(p->selector);
 	free(p->tolerations);
+	free(p->labels);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -626,6 +673,12 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 
 	c.selector = NULL;
 	c.tolerations = NULL;
+	c.labels = NULL;
+	if (src->nr_labels &&
+	    !(c.labels = malloc(2 * src->nr_labels * sizeof(*c.labels))))
+		goto oom;
+	if (c.labels)
+		memcpy(c.labels, src->labels, 2 * src->nr_labels * sizeof(*c.labels));
 	if (src->nr_selector &&
 	    !(c.selector = malloc(src->nr_selector * sizeof(*c.selector))))
 		goto oom;
@@ -664,6 +717,7 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 	*dst = c;
 	return 0;
 oom:
+	free(c.labels);
 	free(c.selector);
 	free(c.tolerations);
 	return -KERF_ENOMEM;

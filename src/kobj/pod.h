@@ -64,6 +64,7 @@ enum {
 	KERF_POD_MAX_TOLERATIONS = 32,
 	KERF_POD_MAX_CONTAINERS = 64,  /* of each kind */
 	KERF_GANG_MAX_SIZE = 4096,
+	KERF_POD_MAX_LABELS = 4096,
 };
 
 struct kerf_kpod {
@@ -101,6 +102,8 @@ struct kerf_kpod {
 	uint8_t phase;               /* enum kerf_pod_phase */
 	uint8_t share;               /* enum kerf_gpu_share (core/model.h) */
 	bool has_priority;
+	uint8_t preemption;          /* spec.preemptionPolicy: enum
+					kerf_preemption_policy (0 absent) */
 	bool terminating;            /* metadata.deletionTimestamp set */
 	bool required_affinity;      /* required node affinity: kerf does not
 					read it (yet), so it must not place
@@ -109,6 +112,10 @@ struct kerf_kpod {
 	uint16_t nr_tolerations;
 	struct kerf_label *selector; /* spec.nodeSelector, in its order */
 	struct kerf_toleration *tolerations;
+	/* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):
+	   nr_labels pairs (key hash, key=value hash), owned */
+	uint64_t *labels;
+	uint32_t nr_labels;
 };
 
 /* obj into *out (released by kerf_kpod_release); nothing on error. */

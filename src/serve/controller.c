@@ -13,6 +13,8 @@
 #include "base/rng.h"
 #include "kobj/names.h"
 #include "kobj/request.h"
+#include "kobj/pdb.h"
+#include "kobj/priorityclass.h"
 #include "kobj/tenant.h"
 #include "kobj/time.h"
 #include "kube/informer.h"
@@ -20,7 +22,9 @@
 #include "serve/tenant_status.h"
 #include "serve/tenants.h"
 
-enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PODS, NR_INF };
+/* Pods last: every other cache is synced before the first pod is read. */
+enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PRIORITY_CLASSES, INF_PDBS,
+       INF_PODS, NR_INF };
 
 enum { MAX_RETRIES = 4096 };
 
@@ -83,6 +87,8 @@ struct kerf_controller {
 	bool started;
 	bool pods_started;          /* after nodes, namespaces and tenants synced */
 	bool dirty;                 /* something changed since the last cycle */
+	const struct kerf_kpdb **pdbs;     /* the budgets, for kerf_world_protect */
+	size_t alloc_pdbs;
 	int64_t now_ms;             /* of the step running */
 	int64_t last_cycle_ms;
 	unsigned in_flight;
@@ -139,14 +145,49 @@ static void note_error(struct kerf_controller *c, const char *what,
 
 /* --- informer handlers ------------------------------------------------ */
 
+/*
+ * What the Priority admission copies onto a pod from its PriorityClass
+ * (spec.priority, spec.preemptionPolicy), taken from the classes' cache
+ * where the pod lacks it: a pod created before its class, or by an API
+ * server without that admission plugin.  A pod naming no class takes
+ * the globalDefault one, as the admission does.
+ */
+static void class_defaults(struct kerf_controller *c, struct kerf_kpod *p)
+{
+	const struct kerf_kpc *pc = NULL;
+
+	if (p->has_priority && p->preemption)
+		return;
+	if (p->priority_class) {
+		pc = kerf_informer_get(c->inf[INF_PRIORITY_CLASSES], p->priority_class);
+	} else if (!p->has_priority) {
+		for (size_t i = 0; !pc && i < kerf_informer_size(c->inf[INF_PRIORITY_CLASSES]); i++) {
+			const struct kerf_kpc *k = kerf_informer_at(c->inf[INF_PRIORITY_CLASSES], i, NULL);
+
+			if (k && k->global_default)
+				pc = k;
+		}
+	}
+	if (!pc)
+		return;
+	if (!p->has_priority) {
+		p->priority = pc->value;
+		p->has_priority = true;
+	}
+	if (!p->preemption)
+		p->preemption = pc->preemption;
+}
+
 static void *pod_decode(void *arg, const json_t *obj)
 {
 	struct kerf_controller *c = arg;
 	struct kerf_kpod *p = malloc(sizeof(*p));
 	struct kerf_err err = { 0 };
 
-	if (p && kerf_kpod_decode(obj, p, &err) == 0)
+	if (p && kerf_kpod_decode(obj, p, &err) == 0) {
+		class_defaults(c, p);
 		return p;
+	}
 	c->st.objects_refused++;
 	note_error(c, "pod", p ? err.msg : "out of memory");
 	free(p);
@@ -402,6 +443,83 @@ static void tenant_update(void *arg, const char *key, void *old_obj, void *new_o
 {
 	(void)old_obj;
 	tenant_set(arg, key, new_obj);
+}
+
+/* PriorityClasses and PodDisruptionBudgets: kept, read when needed. */
+static void *pc_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_kpc *pc = malloc(sizeof(*pc));
+	struct kerf_err err = { 0 };
+
+	if (pc && kerf_kpc_decode(obj, pc, &err) == 0)
+		return pc;
+	c->st.objects_refused++;
+	note_error(c, "priority class", pc ? err.msg : "out of memory");
+	free(pc);
+	return NULL;
+}
+
+static void *pdb_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_kpdb *b = malloc(sizeof(*b));
+	struct kerf_err err = { 0 };
+
+	if (b && kerf_kpdb_decode(obj, b, &err) == 0)
+		return b;
+	c->st.objects_refused++;
+	note_error(c, "pod disruption budget", b ? err.msg : "out of memory");
+	free(b);
+	return NULL;
+}
+
+static void plain_free(void *arg, void *obj)
+{
+	(void)arg;
+	free(obj);
+}
+
+static void pdb_free(void *arg, void *obj)
+{
+	(void)arg;
+	kerf_kpdb_release(obj);
+	free(obj);
+}
+
+static void changed(void *arg, const char *key, void *obj)
+{
+	(void)key;
+	(void)obj;
+	((struct kerf_controller *)arg)->dirty = true;
+}
+
+static void changed_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	changed(arg, key, new_obj);
+}
+
+/* The budgets as they are into the world's protection of running work. */
+static void protect(struct kerf_controller *c)
+{
+	size_t nr = kerf_informer_size(c->inf[INF_PDBS]), n = 0;
+	struct kerf_err err = { 0 };
+
+	if (KERF_GROW(c->pdbs, c->alloc_pdbs, nr ? nr : 1) < 0) {
+		note_error(c, "pod disruption budgets", "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct kerf_kpdb *b = kerf_informer_at(c->inf[INF_PDBS], i, NULL);
+
+		if (b)
+			c->pdbs[n++] = b;
+	}
+	if (kerf_world_protect(c->w, c->pdbs, n, &err) < 0) {
+		c->st.world_errors++;
+		note_error(c, "pod disruption budgets", err.msg);
+	}
 }
 
 /* --- requests -------------------------------------------------------- */
@@ -993,6 +1111,11 @@ static const struct {
 			     ns_update, ns_delete },
 	[INF_TENANTS] = { "/apis/kerf.io/v1alpha1/tenants", tenant_decode,
 			  tenant_free, tenant_set, tenant_update, NULL },
+	[INF_PRIORITY_CLASSES] = { "/apis/scheduling.k8s.io/v1/priorityclasses",
+				   pc_decode, plain_free, changed, changed_update,
+				   changed },
+	[INF_PDBS] = { "/apis/policy/v1/poddisruptionbudgets", pdb_decode,
+		       pdb_free, changed, changed_update, changed },
 	[INF_PODS] = { "/api/v1/pods", pod_decode, pod_free, pod_set,
 		       pod_update, pod_delete },
 };
@@ -1080,6 +1203,7 @@ void kerf_controller_free(struct kerf_controller *c)
 	while (c->plans)
 		plan_free(c, c->plans);
 	free(c->bind_retries);
+	free(c->pdbs);
 	free(c);
 }
 
@@ -1408,6 +1532,7 @@ int64_t kerf_controller_step(struct kerf_controller *c, int64_t now_ms)
 		c->dirty = false;
 		c->last_cycle_ms = now_ms;
 		kerf_actions_clear(&c->acts);
+		protect(c);
 		if (kerf_world_cycle(c->w, now_ms, &c->acts, &err) < 0) {
 			c->st.world_errors++;
 			note_error(c, "cycle", err.msg);

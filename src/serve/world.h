@@ -193,6 +193,16 @@ bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
 		       struct kerf_err *err);
 
+/*
+ * PodDisruptionBudgets: a running workload any of whose pods one of
+ * pdbs[0..nr) selects while it allows no disruption is protected (never
+ * chosen as a victim: its eviction would be refused), every other is not.
+ * Call it before a cycle with the budgets as they are.
+ */
+struct kerf_kpdb;
+int kerf_world_protect(struct kerf_world *w, const struct kerf_kpdb *const *pdbs,
+		       size_t nr, struct kerf_err *err);
+
 /* The workload key of pod ns/name, or NULL when kerf does not place it. */
 const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 				    const char *name);

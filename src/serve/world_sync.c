@@ -15,6 +15,7 @@
 #include "base/grow.h"
 #include "core/preempt.h"
 #include "kobj/names.h"
+#include "kobj/priorityclass.h"
 
 /* --- small helpers ----------------------------------------------------- */
 
@@ -419,6 +420,7 @@ static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		goto invalid;
 	wl.tenant = t;
 	wl.class_idx = class_of(w, v[0]->p);
+	wl.never_preempts = v[0]->p->preemption == KERF_PREEMPT_NEVER;
 	for (size_t k = 0; k < nr; k++) {
 		struct kerf_pod req;
 		size_t s = 0;

@@ -69,12 +69,22 @@ static void make_pods(void)
 		 "\"spec\":{\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}]}");
 }
 
+/* The PriorityClasses and PodDisruptionBudgets: none. */
+static void script_empty_lists(struct kerf_kube_fake *f)
+{
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", 200,
+		"{\"kind\":\"PriorityClassList\",\"apiVersion\":\"scheduling.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/policy/v1/poddisruptionbudgets", 200,
+		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
+}
+
 static void script_lists(struct kerf_kube_fake *f)
 {
 	make_pods();
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
+	script_empty_lists(f);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
 }
 
@@ -302,6 +312,7 @@ static void test_tenant_before_its_nodes(void **state)
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, quota), 0);
+	script_empty_lists(f);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
 	if (kerf_controller_new(&o, &c, &err) < 0)
 		fail_msg("new: %s", err.msg);

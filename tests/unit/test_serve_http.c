@@ -84,6 +84,15 @@ struct fixture {
 };
 
 /* A controller that listed everything and ran one cycle. */
+/* The PriorityClasses and PodDisruptionBudgets: none. */
+static void script_empty_lists(struct kerf_kube_fake *f)
+{
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", 200,
+		"{\"kind\":\"PriorityClassList\",\"apiVersion\":\"scheduling.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/policy/v1/poddisruptionbudgets", 200,
+		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
+}
+
 static void start(struct fixture *x)
 {
 	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
@@ -97,6 +106,7 @@ static void start(struct fixture *x)
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/api/v1/nodes", 200, node_list), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/api/v1/namespaces", 200, ns_list), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenant_list), 0);
+	script_empty_lists(x->f);
 	assert_int_equal(kerf_kube_fake_push_answer(x->f, "GET", "/api/v1/pods", 200, pod_list), 0);
 	/* the gang's plan, written on its pods before its bindings */
 	for (int i = 0; i < 4; i++) {
