@@ -267,10 +267,6 @@ int main(int argc, char **argv)
 		     "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
 		     "\"metadata\":{\"name\":\"kerf-e2e-normal\"},\"value\":100,"
 		     "\"description\":\"kerf e2e: kerf's normal class\"}");
-		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns);
-		e2e_post(path, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\","
-			   "\"metadata\":{\"name\":\"victim\"},\"spec\":{\"minAvailable\":1,"
-			   "\"selector\":{\"matchLabels\":{\"kerf-e2e/role\":\"victim\"}}}}");
 		/* let the informers see both before the preemptor comes */
 		for (int i = 0; i < 20; i++)
 			e2e_turn(20);
@@ -282,6 +278,14 @@ int main(int argc, char **argv)
 		seen = time(NULL);
 		e2e_check(ann[0] != '\0', "a higher class asks the victim to checkpoint (kerf.io/preempt-at)");
 		printf("# preempt-at: %s\n", ann);
+		/*
+		 * The budget comes after the request (kerf does not ask a
+		 * victim a budget already protects): the eviction is refused.
+		 */
+		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns);
+		e2e_post(path, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\","
+			   "\"metadata\":{\"name\":\"victim\"},\"spec\":{\"minAvailable\":1,"
+			   "\"selector\":{\"matchLabels\":{\"kerf-e2e/role\":\"victim\"}}}}");
 		/* the workload checkpointed: it says so */
 		{
 			char now[32], body[256];

@@ -22,6 +22,7 @@
 
 #include "base/rng.h"
 #include "kobj/names.h"
+#include "kobj/pdb.h"
 #include "serve/world.h"
 #include "serve/world_int.h"
 
@@ -39,6 +40,7 @@ struct ps {
 	const char *pclass;
 	char ann[256];              /* extra annotations, JSON members */
 	const char *spec;           /* extra spec members */
+	const char *labels;         /* extra label members */
 	int created_s;
 	bool terminating;           /* metadata.deletionTimestamp set */
 };
@@ -69,6 +71,9 @@ static void pod_json(const struct ps *p, char *text, size_t size)
 		snprintf(res, sizeof(res), ",\"nvidia.com/gpu\":\"%d\"", p->gpus);
 	if (p->gang[0])
 		snprintf(labels, sizeof(labels), "\"kerf.io/gang\":\"%s\"", p->gang);
+	if (p->labels)
+		snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "%s%s",
+			 labels[0] ? "," : "", p->labels);
 	snprintf(ann, sizeof(ann), "%s", p->ann);
 	if (p->gang_size)
 		snprintf(ann + strlen(ann), sizeof(ann) - strlen(ann),
@@ -772,6 +777,84 @@ static void test_preempt(void **state)
 	kerf_world_free(w);
 }
 
+/* Running pods a and b of 4 GPUs each (preemptible), a labelled app=db. */
+static void two_running(struct kerf_world *w, struct kerf_actions *a,
+			struct ps *db, struct ps *plain)
+{
+	*db = pod("a", "db", 4);
+	*plain = pod("a", "plain", 4);
+	db->labels = "\"app\":\"db\"";
+	db->pclass = plain->pclass = "preemptible";
+	pod_set(w, db, T0);
+	pod_set(w, plain, T0);
+	cycle(w, T0 + 1000, a);
+	bound(db, find(a, KERF_ACT_BIND, "db"));
+	bound(plain, find(a, KERF_ACT_BIND, "plain"));
+	db->phase = plain->phase = "Running";
+	pod_set(w, db, T0 + 2000);
+	pod_set(w, plain, T0 + 2000);
+}
+
+/*
+ * A PodDisruptionBudget allowing no disruption protects the workload of a
+ * pod it selects: kerf asks the unprotected one to leave, not it (by id
+ * it would have gone first), nor later when only it could make room.
+ */
+static void test_pdb_protects(void **state)
+{
+	struct kerf_world *w = cluster(1, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps db, plain, high = pod("b", "high", 4), high2 = pod("b", "high2", 4);
+	struct kerf_kpdb pdb;
+	const struct kerf_kpdb *pdbs[] = { &pdb };
+	struct kerf_err err = { 0 };
+	json_t *j;
+
+	(void)state;
+	kerf_actions_init(&a);
+	two_running(w, &a, &db, &plain);
+	j = parse("{\"metadata\":{\"namespace\":\"a\",\"name\":\"db\",\"generation\":1},"
+		  "\"spec\":{\"minAvailable\":1,\"selector\":{\"matchLabels\":{\"app\":\"db\"}}},"
+		  "\"status\":{\"observedGeneration\":1,\"disruptionsAllowed\":0}}");
+	assert_int_equal(kerf_kpdb_decode(j, &pdb, &err), 0);
+	json_decref(j);
+	assert_int_equal(kerf_world_protect(w, pdbs, 1, &err), 0);
+	high.pclass = high2.pclass = "production";
+	pod_set(w, &high, T0 + 10000);
+	cycle(w, T0 + 11000, &a);
+	assert_non_null(find(&a, KERF_ACT_PREEMPT, "plain"));
+	assert_null(find(&a, KERF_ACT_PREEMPT, "db"));
+	/* a second preemptor: only db is left, and it is protected */
+	pod_set(w, &high2, T0 + 12000);
+	cycle(w, T0 + 13000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	kerf_kpdb_release(&pdb);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+/* preemptionPolicy Never: a higher pod waits, asking nobody to leave */
+static void test_never_preempts(void **state)
+{
+	struct kerf_world *w = cluster(1, 0, KERF_QTY_INF);
+	struct kerf_actions a;
+	struct ps db, plain, high = pod("b", "high", 4);
+
+	(void)state;
+	kerf_actions_init(&a);
+	two_running(w, &a, &db, &plain);
+	high.pclass = "production";
+	high.spec = "\"preemptionPolicy\":\"Never\"";
+	pod_set(w, &high, T0 + 10000);
+	cycle(w, T0 + 11000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	assert_null(find(&a, KERF_ACT_BIND, "high"));
+	cycle(w, T0 + 20000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
 static void test_node_delete(void **state)
 {
 	struct kerf_world *w = cluster(2, 0, KERF_QTY_INF);
@@ -1185,6 +1268,8 @@ int main(void)
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_gang_plan),
 		cmocka_unit_test(test_preempt),
+		cmocka_unit_test(test_pdb_protects),
+		cmocka_unit_test(test_never_preempts),
 		cmocka_unit_test(test_node_delete),
 		cmocka_unit_test(test_terms),
 		cmocka_unit_test(test_property),
