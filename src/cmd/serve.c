@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  --scheduler-name NAME   pods with this schedulerName are kerf's (kerf)\n"
 	"  --policy NAME           placement policy (kerf)\n"
 	"  --qps N --burst N       client-side rate limit (50, 100)\n"
+	"  --max-in-flight N       API requests on the wire at once, watches apart (64)\n"
 	"  --metrics-addr ADDR     /metrics, /healthz, /readyz, /api/v1/ (:8080; '' = off)\n"
 	"  --leader-elect          elect a leader on a Lease (for several replicas)\n"
 	"  --lease-namespace NS    (kerf-system)   --lease-name NAME (kerf-scheduler)\n"
@@ -88,6 +89,7 @@ enum {
 	OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_SCHED, OPT_POLICY, OPT_QPS,
 	OPT_BURST, OPT_METRICS, OPT_LEADER, OPT_LEASE_NS, OPT_LEASE_NAME,
 	OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_IDENTITY, OPT_RESYNC, OPT_SEED,
+	OPT_IN_FLIGHT,
 };
 
 static const struct option longopts[] = {
@@ -97,6 +99,7 @@ static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "qps", required_argument, NULL, OPT_QPS },
 	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "max-in-flight", required_argument, NULL, OPT_IN_FLIGHT },
 	{ "metrics-addr", required_argument, NULL, OPT_METRICS },
 	{ "leader-elect", no_argument, NULL, OPT_LEADER },
 	{ "lease-namespace", required_argument, NULL, OPT_LEASE_NS },
@@ -188,6 +191,13 @@ int kerf_cmd_serve(int argc, char **argv)
 				ko.burst = v;
 			else
 				co.seed = v;
+			break;
+		case OPT_IN_FLIGHT:
+			if (kerf_parse_u64_opt("--max-in-flight", optarg, 1, 4096, &v, &err) < 0) {
+				fprintf(stderr, "%s: %s\n", prog, err.msg);
+				return 2;
+			}
+			ko.max_in_flight = (unsigned)v;
 			break;
 		case OPT_LEASE_DUR:
 		case OPT_RENEW:

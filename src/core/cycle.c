@@ -547,19 +547,21 @@ static void set_pending(struct kerf_workload *w, enum kerf_pending code,
 			const char *fmt, ...)
 {
 	va_list ap;
+	char text[KERF_REASON_MAX];
 
 	w->pending = code;
 	va_start(ap, fmt);
-	vsnprintf(w->pending_text, sizeof(w->pending_text), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	w->pending_hash = kerf_pending_hash(w->pending, w->pending_text);
+	kerf_workload_set_text(w, text);
+	w->pending_hash = kerf_pending_hash(w->pending, text);
 }
 
 /* The reason of a twin (same shape, failed the same way), cheaply. */
 static void set_twin_reason(struct kerf_workload *w, const struct failed_reason *r)
 {
 	w->pending = KERF_PENDING_CAPACITY;
-	memcpy(w->pending_text, r->text, r->len + 1);
+	kerf_workload_set_text(w, r->text);
 	w->pending_hash = r->hash;
 }
 

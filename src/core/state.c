@@ -71,6 +71,7 @@ void kerf_state_free_workload(struct kerf_workload *w)
 	free(w->asked_by);
 	free(w->nominated);
 	free(w->asked);
+	kerf_workload_clear_text(w);
 	free((char *)w->key);
 	free(w);
 }

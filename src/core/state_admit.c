@@ -93,7 +93,7 @@ static void record_admission(struct kerf_state *st, struct kerf_workload *w,
 	w->start_ms = start_ms;
 	w->last_checkpoint_ms = start_ms;
 	w->pending = KERF_PENDING_NONE;
-	w->pending_text[0] = '\0';
+	kerf_workload_clear_text(w);
 	w->pending_told = 0;
 }
 

@@ -157,7 +157,7 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->util_pct = 100;
 	copy->submit_ms = submit_ms;
 	copy->pending = KERF_PENDING_NEW;
-	copy->pending_text[0] = '\0';
+	copy->pending_text = kerf_wl_no_text;
 	copy->pending_told = 0;
 	copy->observed = false;
 	for (int i = 0; i < copy->nr_sets; i++)
@@ -312,8 +312,7 @@ static int leave(struct kerf_state *st, uint32_t id, int64_t now_ms,
 	w->idle_since_ms = -1;
 	w->idle_notified = false;
 	w->idle_reclaim = false;
-	snprintf(w->pending_text, sizeof(w->pending_text),
-		 "lost its pods; waiting to be placed again");
+	kerf_workload_set_text(w, "lost its pods; waiting to be placed again");
 	w->pending_hash = kerf_pending_hash(w->pending, w->pending_text);
 	return 0;
 }

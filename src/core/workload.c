@@ -1,6 +1,7 @@
 #include "core/workload.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -107,6 +108,31 @@ uint64_t kerf_pending_hash(enum kerf_pending code, const char *text)
 	return h | 1;
 }
 
+const char kerf_wl_no_text[1] = "";
+
+static const char no_memory_text[] = "(its reason: out of memory)";
+
+void kerf_workload_clear_text(struct kerf_workload *w)
+{
+	if (w->pending_text && w->pending_text != kerf_wl_no_text &&
+	    w->pending_text != no_memory_text)
+		free((char *)w->pending_text);
+	w->pending_text = kerf_wl_no_text;
+}
+
+void kerf_workload_set_text(struct kerf_workload *w, const char *text)
+{
+	char *copy;
+
+	if (w->pending_text && strcmp(w->pending_text, text) == 0)
+		return;
+	kerf_workload_clear_text(w);
+	if (!text[0])
+		return;
+	copy = strdup(text);
+	w->pending_text = copy ? copy : no_memory_text;
+}
+
 void kerf_workload_copy(struct kerf_workload *dst,
 			const struct kerf_workload *src)
 {
@@ -115,6 +141,7 @@ void kerf_workload_copy(struct kerf_workload *dst,
 
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst, src, kerf_workload_size(n));
+	dst->pending_text = kerf_wl_no_text;   /* the state's own */
 }
 
 void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out)

@@ -125,7 +125,8 @@ struct kerf_workload {
 					(kerf_state.hold_evicted) */
 	/* pending */
 	enum kerf_pending pending;
-	char pending_text[KERF_REASON_MAX];
+	const char *pending_text;    /* kerf_wl_no_text, or owned while
+					pending (kerf_workload_set_text) */
 	uint64_t pending_hash;       /* of (pending, pending_text), kept with them */
 	uint64_t pending_told;       /* hash of the reason last reported */
 	bool observed;               /* the policy has learned its pods */
@@ -167,6 +168,19 @@ void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out);
 
 /* Hash of a pending reason (code, sentence), never 0: w->pending_hash. */
 uint64_t kerf_pending_hash(enum kerf_pending code, const char *text);
+
+/* The text of a workload without a reason: "", shared, never freed. */
+extern const char kerf_wl_no_text[];
+
+/*
+ * w->pending_text becomes a copy of text (kept as it is when equal; ""
+ * is not allocated): a running workload carries no reason, so the bytes
+ * are paid only while there is one.  Out of memory it says so instead.
+ */
+void kerf_workload_set_text(struct kerf_workload *w, const char *text);
+
+/* w->pending_text freed (when owned), "" again. */
+void kerf_workload_clear_text(struct kerf_workload *w);
 
 /* Its key, or "(unnamed)" for a template without one: for messages. */
 static inline const char *kerf_workload_name(const struct kerf_workload *w)

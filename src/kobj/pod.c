@@ -278,8 +278,46 @@ const char *kerf_taint_effect_name(uint8_t effect)
 	return "";
 }
 
+const struct kerf_toleration kerf_default_tolerations[2] = {
+	{ "node.kubernetes.io/not-ready", "", KERF_TOL_EXISTS, KERF_EFFECT_NO_EXECUTE },
+	{ "node.kubernetes.io/unreachable", "", KERF_TOL_EXISTS, KERF_EFFECT_NO_EXECUTE },
+};
+
+static void free_tolerations(struct kerf_kpod *p)
+{
+	if (p->tolerations != kerf_default_tolerations)
+		free((struct kerf_toleration *)p->tolerations);
+	p->tolerations = NULL;
+}
+
+/* Is list exactly kerf_default_tolerations (tolerationSeconds aside)? */
+static bool is_default_tolerations(const json_t *list)
+{
+	const json_t *t, *v;
+	size_t i;
+
+	if (json_array_size(list) != 2)
+		return false;
+	json_array_foreach(list, i, t) {
+		if (!json_is_object(t) ||
+		    !json_is_string(v = json_object_get(t, "key")) ||
+		    strcmp(json_string_value(v), kerf_default_tolerations[i].key) ||
+		    !json_is_string(v = json_object_get(t, "operator")) ||
+		    strcmp(json_string_value(v), "Exists") ||
+		    !json_is_string(v = json_object_get(t, "effect")) ||
+		    strcmp(json_string_value(v), "NoExecute"))
+			return false;
+		v = json_object_get(t, "value");
+		if (v && !json_is_null(v) &&
+		    (!json_is_string(v) || json_string_value(v)[0]))
+			return false;
+	}
+	return true;
+}
+
 static int read_tolerations(struct decode *d, const json_t *spec)
 {
+	struct kerf_toleration *tols;
 	struct kerf_kpod *p = d->p;
 	const json_t *list, *t;
 	char path[KERF_JSON_PATH_MAX];
@@ -294,11 +332,17 @@ static int read_tolerations(struct decode *d, const json_t *spec)
 		return kerf_err_set(d->err, -KERF_ELIMIT,
 				    "spec.tolerations: %zu, at most %d",
 				    json_array_size(list), KERF_POD_MAX_TOLERATIONS);
-	p->tolerations = calloc(json_array_size(list), sizeof(*p->tolerations));
-	if (!p->tolerations)
+	if (is_default_tolerations(list)) {
+		p->tolerations = kerf_default_tolerations;
+		p->nr_tolerations = 2;
+		return 0;
+	}
+	tols = calloc(json_array_size(list), sizeof(*tols));
+	if (!tols)
 		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
+	p->tolerations = tols;
 	json_array_foreach(list, i, t) {
-		struct kerf_toleration *x = &p->tolerations[i];
+		struct kerf_toleration *x = &tols[i];
 		const char *key, *op, *value, *effect;
 		char shown[80];
 
@@ -636,7 +680,7 @@ int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 	free(d);
 	if (rc < 0) {
 		free(p.selector);
-		free(p.tolerations);
+		free_tolerations(&p);
 		free(p.labels);
 		return rc;
 	}
@@ -650,7 +694,7 @@ void kerf_kpod_release(struct kerf_kpod *p)
 		return;
 	free(p->strings);
 	free(p->selector);
-	free(p->tolerations);
+	free_tolerations(p);
 	free(p->labels);
 	memset(p, 0, sizeof(*p));
 }
@@ -669,10 +713,10 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 {
 	struct kerf_kpod c = *src;
 	const char **fields[8 + 2 * (KERF_POD_MAX_SELECTOR + KERF_POD_MAX_TOLERATIONS) + 8];
+	struct kerf_toleration *tols = NULL;
 	size_t nr = 0;
 
 	c.selector = NULL;
-	c.tolerations = NULL;
 	c.labels = NULL;
 	if (src->nr_labels &&
 	    !(c.labels = malloc(2 * src->nr_labels * sizeof(*c.labels))))
@@ -682,14 +726,15 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 	if (src->nr_selector &&
 	    !(c.selector = malloc(src->nr_selector * sizeof(*c.selector))))
 		goto oom;
-	if (src->nr_tolerations &&
-	    !(c.tolerations = malloc(src->nr_tolerations * sizeof(*c.tolerations))))
+	if (src->nr_tolerations && src->tolerations != kerf_default_tolerations &&
+	    !(tols = malloc(src->nr_tolerations * sizeof(*tols))))
 		goto oom;
 	if (c.selector)
 		memcpy(c.selector, src->selector, src->nr_selector * sizeof(*c.selector));
-	if (c.tolerations)
-		memcpy(c.tolerations, src->tolerations,
-		       src->nr_tolerations * sizeof(*c.tolerations));
+	if (tols) {
+		memcpy(tols, src->tolerations, src->nr_tolerations * sizeof(*tols));
+		c.tolerations = tols;
+	}
 	fields[nr++] = &c.ns;
 	fields[nr++] = &c.name;
 	fields[nr++] = &c.uid;
@@ -707,9 +752,9 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 		fields[nr++] = &c.selector[i].key;
 		fields[nr++] = &c.selector[i].value;
 	}
-	for (size_t i = 0; i < src->nr_tolerations; i++) {
-		fields[nr++] = &c.tolerations[i].key;
-		fields[nr++] = &c.tolerations[i].value;
+	for (size_t i = 0; tols && i < src->nr_tolerations; i++) {
+		fields[nr++] = &tols[i].key;
+		fields[nr++] = &tols[i].value;
 	}
 	if (kerf_strtab_clone(src->strings, src->strings_len, &c.strings,
 			      (const char **const *)fields, nr) < 0)
@@ -719,6 +764,6 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 oom:
 	free(c.labels);
 	free(c.selector);
-	free(c.tolerations);
+	free(tols);
 	return -KERF_ENOMEM;
 }

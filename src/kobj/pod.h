@@ -111,12 +111,20 @@ struct kerf_kpod {
 	uint16_t nr_selector;
 	uint16_t nr_tolerations;
 	struct kerf_label *selector; /* spec.nodeSelector, in its order */
-	struct kerf_toleration *tolerations;
+	/*
+	 * Owned, or kerf_default_tolerations (shared, never freed) when the
+	 * list is exactly the two the API server's DefaultTolerationSeconds
+	 * admission adds to every pod: not copied into each cached pod.
+	 */
+	const struct kerf_toleration *tolerations;
 	/* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):
 	   nr_labels pairs (key hash, key=value hash), owned */
 	uint64_t *labels;
 	uint32_t nr_labels;
 };
+
+/* not-ready and unreachable, Exists, NoExecute, in the admission's order. */
+extern const struct kerf_toleration kerf_default_tolerations[2];
 
 /* obj into *out (released by kerf_kpod_release); nothing on error. */
 int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,

@@ -469,7 +469,8 @@ void kerf_world_free(struct kerf_world *w)
 	}
 	free(w->podv);
 	for (size_t i = 0; i < w->nr_groupv; i++) {
-		free(w->groupv[i]->m);
+		if (w->groupv[i]->m != &w->groupv[i]->one)
+			free(w->groupv[i]->m);
 		free(w->groupv[i]->key);
 		free(w->groupv[i]);
 	}

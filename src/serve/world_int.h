@@ -54,7 +54,10 @@ struct wgroup {
 	char *key;                 /* workload key, owned */
 	size_t index;              /* in world->groupv */
 	bool external;
-	struct wpod **m;           /* members, in name order */
+	struct wpod **m;           /* members, in name order: &one while
+				      there is room for one (most groups
+				      are a single pod), else owned */
+	struct wpod *one;
 	size_t nr_m, alloc_m;
 	uint32_t id;               /* in the core; 0: none */
 	bool running;              /* the core runs it */

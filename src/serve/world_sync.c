@@ -101,7 +101,8 @@ void kerf_world_group_free(struct kerf_world *w, struct wgroup *g)
 	kerf_map_del_str(&w->groups, g->key);
 	w->groupv[g->index] = w->groupv[--w->nr_groupv];
 	w->groupv[g->index]->index = g->index;
-	free(g->m);
+	if (g->m != &g->one)
+		free(g->m);
 	free(g->key);
 	free(g);
 }
@@ -110,6 +111,18 @@ int kerf_world_group_add(struct wgroup *g, struct wpod *x)
 {
 	size_t i = g->nr_m;
 
+	if (!g->m) {
+		g->m = &g->one;
+		g->alloc_m = 1;
+	} else if (g->m == &g->one && g->nr_m > 0) {
+		struct wpod **m = malloc(4 * sizeof(*m));
+
+		if (!m)
+			return -KERF_ENOMEM;
+		m[0] = g->one;
+		g->m = m;
+		g->alloc_m = 4;
+	}
 	if (KERF_GROW(g->m, g->alloc_m, g->nr_m + 1) < 0)
 		return -KERF_ENOMEM;
 	while (i > 0 && strcmp(g->m[i - 1]->key, x->key) > 0) {

@@ -170,6 +170,12 @@ expect 1 "kerf sim openb: $tmp/nodes-dup.csv:1: column 'gpu' is named twice (fie
 printf '\357\273\277sn,cpu_milli,memory_mib,gpu,model\nn0,96000,786432,8,V100M16\n' >"$tmp/nodes-bom.csv"
 expect 0 "" "$kerf" sim openb-replay --nodes "$tmp/nodes-bom.csv" --pods "$tmp/pods.csv" --days 1
 
+# ---- serve: the client's limits -----------------------------------------
+expect 2 "kerf serve: --max-in-flight '0': out of range (expected 1..4096)" \
+	"$kerf" serve --max-in-flight 0
+expect 2 "kerf serve: --max-in-flight '64x': not a decimal integer (expected 1..4096)" \
+	"$kerf" serve --max-in-flight 64x
+
 # ---- valid options still run --------------------------------------------
 expect 0 "" "$kerf" "${o[@]}" --seeds 18446744073709551615-18446744073709551615 --policy first-fit --inflate 1.3 --arrival-s 0.5 --jobs 1
 echo "1..$n"

@@ -106,6 +106,41 @@ static void test_real_pod(void **state)
 	kerf_kpod_release(&p);
 }
 
+/* The admission's two default tolerations are shared, not copied; others not. */
+static void test_default_tolerations(void **state)
+{
+	static const char defaults[] =
+		"\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\","
+		"\"effect\":\"NoExecute\",\"tolerationSeconds\":300},"
+		"{\"key\":\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\","
+		"\"effect\":\"NoExecute\",\"tolerationSeconds\":300}],\"containers\":[]";
+	struct kerf_kpod p, c;
+
+	(void)state;
+	decode_ok(pod_with("", "", defaults), &p);
+	assert_ptr_equal(p.tolerations, kerf_default_tolerations);
+	assert_int_equal(p.nr_tolerations, 2);
+	assert_string_equal(p.tolerations[1].key, "node.kubernetes.io/unreachable");
+	assert_int_equal(p.tolerations[1].op, KERF_TOL_EXISTS);
+	assert_int_equal(p.tolerations[1].effect, KERF_EFFECT_NO_EXECUTE);
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	kerf_kpod_release(&p);
+	assert_ptr_equal(c.tolerations, kerf_default_tolerations);
+	kerf_kpod_release(&c);
+	/* the same keys with an effect of their own are the pod's */
+	decode_ok(pod_with("", "",
+			   "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\","
+			   "\"effect\":\"NoExecute\"},{\"key\":\"node.kubernetes.io/unreachable\","
+			   "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],\"containers\":[]"),
+		  &p);
+	assert_ptr_not_equal(p.tolerations, kerf_default_tolerations);
+	assert_int_equal(p.tolerations[1].effect, KERF_EFFECT_NO_SCHEDULE);
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	kerf_kpod_release(&p);
+	assert_string_equal(c.tolerations[0].key, "node.kubernetes.io/not-ready");
+	kerf_kpod_release(&c);
+}
+
 static void test_effective_request(void **state)
 {
 	struct kerf_kpod p;
@@ -444,6 +479,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_pod),
+		cmocka_unit_test(test_default_tolerations),
 		cmocka_unit_test(test_effective_request),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_clone),
