@@ -3,13 +3,15 @@
 #
 #   bash bench/serve_memory.sh [NODES [PODS [BUILD_DIR]]]   (5000 50000 build)
 #
+# KERF_SERVE_ARGS adds options to kerf serve (e.g. --max-in-flight 256).
+#
 # Starts kerf-testapi over TLS (certificates from tests/unit/kube_certs.sh),
 # installs the Tenant CRD (deploy/crds/, read with python3's yaml), starts
 # kerf serve, runs bench_k8s_bind --keep (N nodes of 8 GPUs, or more up to
 # 16 so that every pod fits; M one-GPU pods for kerf, every pod bound),
 # waits for kerf serve to settle, and prints one JSON line: nodes, pods, peak_rss_mib (VmHWM of kerf serve: the whole run,
 # lists and binding included), steady_rss_mib (VmRSS with every pod bound
-# and cached, after a few idle cycles), pods_per_s (bench_k8s_bind's).
+# and cached, 12 s of idle cycles later), pods_per_s (bench_k8s_bind's).
 # Only kerf serve's memory is counted; the test API server is another
 # process.  Everything it made is removed; its processes are stopped.
 set -euo pipefail
@@ -57,19 +59,21 @@ curl -fsS --cacert "$dir/ca.crt" -H "Authorization: Bearer kerf-mem-token" \
 	-H 'Content-Type: application/json' --data-binary @"$dir/crd.json" \
 	"$server/apis/apiextensions.k8s.io/v1/customresourcedefinitions" >/dev/null
 "$build/kerf" serve --kubeconfig "$dir/kc.yaml" --qps 100000 --burst 100000 \
-	--metrics-addr '' 2>"$dir/serve.log" &
+	--metrics-addr '' ${KERF_SERVE_ARGS:-} 2>"$dir/serve.log" &
 kerf_pid=$!
 bench=$("$build/bench/bench_k8s_bind" --kubeconfig "$dir/kc.yaml" --nodes "$nodes" \
 	--pods "$pods" --gpus-per-node "$gpus" --scheduler-name kerf --scheduler-pid "$kerf_pid" \
 	--timeout-s 3600 --keep) || true
-# a few idle cycles (resync is 1 s) after the last binding's answer
-sleep 5
+# idle cycles (resync is 1 s) after the last binding's answer, long
+# enough for the idle malloc_trim (at most every 10 s) to have run
+sleep 12
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$kerf_pid/status"; }
 steady_kb=$(status VmRSS)
 peak_kb=$(status VmHWM)
 pps=$(printf '%s\n' "$bench" | sed -n 's/.*"pods_per_s":\([0-9.]*\).*/\1/p')
+cpu=$(printf '%s\n' "$bench" | sed -n 's/.*"cpu_s_per_1000_pods":\([0-9.]*\).*/\1/p')
 bound=$(printf '%s\n' "$bench" | sed -n 's/.*"bound":\([a-z]*\).*/\1/p')
 awk -v n="$nodes" -v g="$gpus" -v p="$pods" -v b="${bound:-false}" -v pk="$peak_kb" \
-	-v st="$steady_kb" -v r="${pps:-0}" 'BEGIN {
-	printf "{\"nodes\":%d,\"gpus_per_node\":%d,\"pods\":%d,\"bound\":%s,\"peak_rss_mib\":%.1f,\"steady_rss_mib\":%.1f,\"pods_per_s\":%s}\n",
-		n, g, p, b, pk / 1024, st / 1024, r }'
+	-v st="$steady_kb" -v r="${pps:-0}" -v c="${cpu:-null}" 'BEGIN {
+	printf "{\"nodes\":%d,\"gpus_per_node\":%d,\"pods\":%d,\"bound\":%s,\"peak_rss_mib\":%.1f,\"steady_rss_mib\":%.1f,\"pods_per_s\":%s,\"cpu_s_per_1000_pods\":%s}\n",
+		n, g, p, b, pk / 1024, st / 1024, r, c }'
