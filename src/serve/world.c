@@ -203,12 +203,11 @@ static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
 	snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x || !(x->key = kerf_strdup(key)) ||
-		    KERF_GROW(w->podv, w->alloc_podv, w->nr_podv + 1) < 0 ||
+		x = calloc(1, sizeof(*x) + strlen(key) + 1);
+		if (x)
+			memcpy(x->key, key, strlen(key) + 1);
+		if (!x || KERF_GROW(w->podv, w->alloc_podv, w->nr_podv + 1) < 0 ||
 		    kerf_map_put_str(&w->pods, x->key, x) < 0) {
-			if (x)
-				free(x->key);
 			free(x);
 			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 			goto fail;
@@ -281,7 +280,6 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	w->podv[x->index]->index = x->index;
 	drop_pod(x);
 	free(x->why);
-	free(x->key);
 	free(x);
 	return g ? kerf_world_sync(w, g, now_ms, err) : 0;
 }
@@ -464,14 +462,12 @@ void kerf_world_free(struct kerf_world *w)
 	for (size_t i = 0; i < w->nr_podv; i++) {
 		drop_pod(w->podv[i]);
 		free(w->podv[i]->why);
-		free(w->podv[i]->key);
 		free(w->podv[i]);
 	}
 	free(w->podv);
 	for (size_t i = 0; i < w->nr_groupv; i++) {
 		if (w->groupv[i]->m != &w->groupv[i]->one)
 			free(w->groupv[i]->m);
-		free(w->groupv[i]->key);
 		free(w->groupv[i]);
 	}
 	free(w->groupv);

@@ -28,7 +28,6 @@ struct wgroup;
 struct wpod {
 	struct kerf_kpod *p;       /* the informer's (borrowed), or owned */
 	bool owned;
-	char *key;                 /* "ns/name", owned */
 	size_t index;              /* in world->podv */
 	uint8_t role;              /* enum wrole */
 	struct wgroup *g;          /* ROLE_KERF, ROLE_EXTERNAL */
@@ -48,10 +47,10 @@ struct wpod {
 	uint64_t why_hash;         /* 0: no reason */
 	uint64_t told_hash;
 	uint64_t refused_hash;     /* evicting: the refusal last told */
+	char key[];                /* "ns/name", in the same allocation */
 };
 
 struct wgroup {
-	char *key;                 /* workload key, owned */
 	size_t index;              /* in world->groupv */
 	bool external;
 	struct wpod **m;           /* members, in name order: &one while
@@ -66,6 +65,7 @@ struct wgroup {
 	bool partial_counted;
 	uint64_t fp;               /* the pending submission's fingerprint */
 	uint32_t binds[KERF_MAX_PODSETS]; /* BINDs seen per pod set */
+	char key[];                /* workload key, in the same allocation */
 };
 
 struct wnode {

@@ -81,12 +81,11 @@ struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
 
 	if (g)
 		return g;
-	g = calloc(1, sizeof(*g));
-	if (!g || !(g->key = kerf_strdup(key)) ||
-	    KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
+	g = calloc(1, sizeof(*g) + strlen(key) + 1);
+	if (g)
+		memcpy(g->key, key, strlen(key) + 1);
+	if (!g || KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
 	    kerf_map_put_str(&w->groups, g->key, g) < 0) {
-		if (g)
-			free(g->key);
 		free(g);
 		return NULL;
 	}
@@ -103,7 +102,6 @@ void kerf_world_group_free(struct kerf_world *w, struct wgroup *g)
 	w->groupv[g->index]->index = g->index;
 	if (g->m != &g->one)
 		free(g->m);
-	free(g->key);
 	free(g);
 }
 
