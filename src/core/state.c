@@ -70,10 +70,8 @@ void kerf_state_free_workload(struct kerf_workload *w)
 	free(w->pods);
 	free(w->asked_by);
 	free(w->nominated);
-	free(w->asked);
 	kerf_workload_clear_text(w);
-	free((char *)w->key);
-	free(w);
+	free(w);   /* its asked[] and key too (kerf_state_make_workload) */
 }
 
 void kerf_state_release(struct kerf_state *st)

@@ -289,9 +289,7 @@ undo:
 		kerf_cluster_unbind(&st->cluster, &copy->sets[pods[bound].set].req,
 				    pods[bound].b, NULL);
 	free(held);
-	free(copy->asked);
-	free((char *)copy->key);
-	free(copy);
+	free(copy);   /* its asked[] and key too */
 	return rc;
 }
 

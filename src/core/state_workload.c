@@ -113,19 +113,27 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 					   const struct kerf_workload *w,
 					   int64_t submit_ms)
 {
-	/* only the sets it has: a workload of one pod is 900 bytes smaller */
-	struct kerf_workload *copy = malloc(kerf_workload_size(w->nr_sets));
+	/*
+	 * Only the sets it has (a workload of one pod is 900 bytes smaller),
+	 * then what each set asked, then the key: one allocation, freed with
+	 * the workload.
+	 */
+	size_t size = kerf_workload_size(w->nr_sets);
 	size_t len = strlen(key);
-	char *k = malloc(len + 1);
-	struct kerf_pod *asked = malloc((size_t)w->nr_sets * sizeof(*asked));
+	struct kerf_workload *copy = malloc(size + (size_t)w->nr_sets *
+					    sizeof(struct kerf_pod) + len + 1);
+	struct kerf_pod *asked;
+	char *k;
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
 
-	if (!copy || !k || !asked) {
-		free(copy);
-		free(k);
-		free(asked);
+	_Static_assert(sizeof(struct kerf_pod) % _Alignof(struct kerf_pod) == 0 &&
+		       offsetof(struct kerf_workload, sets) % _Alignof(struct kerf_pod) == 0 &&
+		       sizeof(struct kerf_podset) % _Alignof(struct kerf_pod) == 0,
+		       "asked[] follows the sets aligned");
+	if (!copy)
 		return NULL;
-	}
+	asked = (struct kerf_pod *)((char *)copy + size);
+	k = (char *)(asked + w->nr_sets);
 	memcpy(k, key, len + 1);
 	memcpy(copy, w, kerf_workload_size(w->nr_sets));
 	copy->key = k;

@@ -68,8 +68,9 @@ struct kerf_wl_pod {
 
 struct kerf_workload {
 	uint32_t id;               /* the state's handle, never reused */
-	const char *key;           /* the caller's key; owned by the state
-				      (a template's is borrowed, for messages) */
+	const char *key;           /* the caller's key; in the state's
+				      workload's allocation (a template's is
+				      borrowed, for messages) */
 	size_t index;              /* its place in the state's wl[] */
 	uint64_t seq;              /* order it was first submitted in: ties of
 				      submission time go by it (persisted, so
@@ -138,7 +139,8 @@ struct kerf_workload {
 	 * its slices' share), again for pending work when the GPUs in MIG
 	 * mode change.
 	 */
-	struct kerf_pod *asked;      /* nr_sets entries, owned (a template's
+	struct kerf_pod *asked;      /* nr_sets entries, in the state's
+					workload's allocation (a template's
 					may be NULL: asked as in sets[]) */
 	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
 	/*
