@@ -26,12 +26,13 @@ enum wrole {
 struct wgroup;
 
 struct wpod {
+	/* the small fields together: no holes between them */
 	struct kerf_kpod *p;       /* the informer's (borrowed), or owned */
-	bool owned;
 	size_t index;              /* in world->podv */
-	uint8_t role;              /* enum wrole */
 	struct wgroup *g;          /* ROLE_KERF, ROLE_EXTERNAL */
 	uint64_t need_labels;      /* label terms of its nodeSelector */
+	bool owned;
+	uint8_t role;              /* enum wrole */
 	bool in_run;               /* one of its running workload's pods */
 	bool evicting;             /* told to leave: never placed or adopted */
 	bool conflict_counted;
@@ -52,13 +53,13 @@ struct wpod {
 
 struct wgroup {
 	size_t index;              /* in world->groupv */
-	bool external;
 	struct wpod **m;           /* members, in name order: &one while
 				      there is room for one (most groups
 				      are a single pod), else owned */
 	struct wpod *one;
 	size_t nr_m, alloc_m;
 	uint32_t id;               /* in the core; 0: none */
+	bool external;
 	bool running;              /* the core runs it */
 	bool started;              /* kerf_state_started told */
 	bool wants_adopt;          /* bound pods not yet in the core */
