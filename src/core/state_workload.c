@@ -81,11 +81,13 @@ static void harden_fraction(const struct kerf_cluster *c, struct kerf_pod *p)
 int kerf_state_check_new(const struct kerf_state *st, const char *key,
 		     const struct kerf_workload *w, struct kerf_err *err)
 {
-	struct kerf_workload named = *w;
+	struct kerf_workload named;
 	int rc = kerf_workload_key_check(key, err);
 
 	if (rc < 0)
 		return rc;
+	/* w may be a state's, sized for its sets: never copied with '=' */
+	kerf_workload_copy(&named, w);
 	named.key = key;
 	rc = kerf_workload_validate(&named, err);
 	if (rc < 0)
