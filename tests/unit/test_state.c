@@ -301,6 +301,8 @@ static void test_requeue_keeps_submit_time(void **state)
 	w = fx_wl(&f, id);
 	assert_int_equal(w->state, KERF_WL_RUNNING);
 	assert_int_equal(w->start_ms, 10);
+	/* a running workload carries no reason: none allocated */
+	assert_ptr_equal(w->pending_text, kerf_wl_no_text);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 16000);
 	assert_int_equal(kerf_state_requeue(&f.st, id, 20, &err), 0);
 	fx_state_ok(&f);
