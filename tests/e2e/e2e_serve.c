@@ -14,7 +14,9 @@
  * kerf serve that adopts what runs and binds nothing twice, a preemption
  * through the checkpoint handshake and the Eviction API held back by a
  * PodDisruptionBudget (the preemptor told why, the victim's GPUs never
- * given while it terminates), and a Tenant's quota raised live.
+ * given while it terminates), a budget allowing no disruption that keeps
+ * its pods from being asked to leave, a Tenant's quota raised live, and
+ * the Tenant's status with its restore.
  * E2E_DEBUG=1 prints the PodScheduled messages it waits on.
  * Ends with "N passed, N failed"; exit 1 on any failure.
  */
@@ -345,6 +347,46 @@ int main(int argc, char **argv)
 		e2e_check(e2e_run_until(bound_is, &(struct want){ ns_b, "big", 2, 2 }, 10000),
 		      "the Tenant's quota raised live: the gang is bound whole");
 	}
+	/*
+	 * 6b. a PodDisruptionBudget that allows no disruption keeps kerf
+	 * from asking: an 8-GPU pod of a higher class would ask the other
+	 * tenant's 2-pod gang (not started: no work lost), but a budget
+	 * covers it, so the running 4-pod gang is asked instead.  Then the
+	 * preemptor is withdrawn and the gang told it may stay.
+	 */
+	{
+		char path[256], big[128] = "", ann[128] = "";
+		bool asked = false;
+
+		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets", ns_b);
+		e2e_post(path, "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\","
+			       "\"metadata\":{\"name\":\"guard\"},\"spec\":{\"minAvailable\":2,"
+			       "\"selector\":{\"matchLabels\":{\"kerf.io/gang\":\"big\"}}}}");
+		for (int i = 0; i < 20; i++)
+			e2e_turn(20);
+		pod_with(ns, "urgent-1", &(struct podspec){ .gpus = 8, .scheduler = "kerf",
+							    .pclass = "kerf-e2e-normal" });
+		for (int i = 0; i < 100 && !asked; i++) {
+			e2e_turn(100);
+			pod_annotation(ns, "gang-0", "kerf.io/preempt-at", ann, sizeof(ann), NULL);
+			asked = ann[0] != '\0';
+		}
+		pod_annotation(ns_b, "big-0", "kerf.io/preempt-at", big, sizeof(big), NULL);
+		e2e_check(asked && !big[0],
+			  "a PodDisruptionBudget allowing no disruption: its gang is not asked to leave, another is");
+		/* withdrawn: the gang is told it may stay */
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/urgent-1", ns);
+		e2e_api("DELETE", path, NULL, NULL, NULL);
+		for (int i = 0; i < 100 && asked; i++) {
+			e2e_turn(100);
+			pod_annotation(ns, "gang-0", "kerf.io/preempt-at", ann, sizeof(ann), NULL);
+			asked = ann[0] != '\0';
+		}
+		e2e_check(!asked, "the preemptor withdrawn, its victim is told it may stay");
+		snprintf(path, sizeof(path), "/apis/policy/v1/namespaces/%s/poddisruptionbudgets/guard", ns_b);
+		e2e_api("DELETE", path, NULL, NULL, NULL);
+	}
+
 	/* 7. what kerf holds per tenant is in its status, history included */
 	{
 		char used[32] = "";
