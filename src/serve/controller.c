@@ -128,6 +128,9 @@ enum {
 	BIND_CONFLICT_RECHECK_MS = 1000,   /* time for the watch to tell */
 	BIND_BACKOFF_BASE_MS = 250,
 	BIND_BACKOFF_CAP_MS = 5000,
+	/* a workload none of whose pods is bound is placed anew after this
+	   many failed attempts (the node may refuse it for good) */
+	BIND_GIVE_UP_ATTEMPTS = 8,
 };
 
 static void note_error(struct kerf_controller *c, const char *what,
@@ -1490,6 +1493,18 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		if (!p || p->node || (p->uid && strcmp(p->uid, a->uid)) ||
 		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node))
 			continue;
+		if (list[i].attempt >= BIND_GIVE_UP_ATTEMPTS) {
+			/* given back to the world unless part of it is bound */
+			if (kerf_world_unplace(c->w, a->group, now_ms, &err) < 0) {
+				c->st.world_errors++;
+				note_error(c, "unplace", err.msg);
+			}
+			if (!kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node)) {
+				c->st.binds_given_up++;
+				c->dirty = true;
+				continue;
+			}
+		}
 		c->st.binds_retried++;
 		if (send_bind(c, a, list[i].attempt, NULL, &err) < 0) {
 			c->st.requests_failed++;

@@ -54,6 +54,7 @@ struct kerf_controller_stats {
 	uint64_t plans_sent;               /* gangs' plan patches sent */
 	uint64_t plans_failed;             /* gangs placed again: plan failed */
 	uint64_t binds_retried;            /* sent again: the pod stayed unbound */
+	uint64_t binds_given_up;           /* placed anew after failing attempts */
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;
 	uint64_t requests_failed;

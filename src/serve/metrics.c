@@ -238,6 +238,7 @@ int kerf_metrics_text(const struct kerf_controller *c,
 	ONE("counter", "kerf_gang_plans_finished_total", "Partly bound gangs finished from their plan.", w->nr_plans_finished);
 	ONE("counter", "kerf_gang_plans_undone_total", "Partly bound gangs whose bound pods were evicted: their plan could not be carried out.", w->nr_plans_undone);
 	ONE("counter", "kerf_binds_retried_total", "Bindings sent again because the pod stayed unbound after a 409 or a failure.", s->binds_retried);
+	ONE("counter", "kerf_binds_given_up_total", "Workloads placed anew because their binding kept failing.", s->binds_given_up);
 	ONE("counter", "kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);
 	ONE("counter", "kerf_events_sent_total", "Events sent.", s->events_sent);
 	ONE("counter", "kerf_preemption_requests_total", "Checkpoint requests and their withdrawals sent.", s->preempts_sent);

@@ -402,6 +402,53 @@ static void test_failed_binding_sent_again(void **state)
 	kerf_kube_fake_free(f);
 }
 
+/*
+ * A single pod whose binding keeps failing (no answer: a transport error
+ * each time) is sent again with backoff, then given back to the world
+ * and placed anew, not retried for ever.
+ */
+static void test_binding_given_up(void **state)
+{
+	static const char *solo =
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+		"{\"metadata\":{\"name\":\"solo\",\"namespace\":\"team-a\",\"uid\":\"uid-s\",\"resourceVersion\":\"20\","
+		"\"creationTimestamp\":\"2026-12-02T18:31:53Z\"},"
+		"\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+		"\"status\":{\"phase\":\"Pending\"}}]}";
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	struct kerf_err err = { 0 };
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
+	script_empty_lists(f);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, solo), 0);
+	if (kerf_controller_new(&o, &c, &err) < 0)
+		fail_msg("new: %s", err.msg);
+	assert_int_equal(kerf_controller_start(c, &err), 0);
+	for (int i = 0; i < 200 && !kerf_controller_stats(c)->binds_given_up; i++) {
+		now += 500;
+		kerf_kube_fake_set_now(f, (uint64_t)now);
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	assert_int_equal(kerf_controller_stats(c)->binds_given_up, 1);
+	assert_int_equal(kerf_controller_stats(c)->binds_retried, 7);
+	assert_int_equal(kerf_world_stats(kerf_controller_world(c))->nr_unplaced, 1);
+	/* placed anew: a fresh binding goes out at the next cycle */
+	kerf_controller_step(c, now + 10);
+	assert_int_equal(count_calls(f, "POST", "/pods/solo/binding"), 9);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_gang_plan_refused),
 		cmocka_unit_test(test_tenant_before_its_nodes),
 		cmocka_unit_test(test_failed_binding_sent_again),
+		cmocka_unit_test(test_binding_given_up),
 		cmocka_unit_test(test_waits_for_the_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
