@@ -21,6 +21,14 @@ enum kerf_cli_output {
 	KERF_OUT_YAML,
 };
 
+/*
+ * The options kerf get and kerf explain share (-o, --server, -h) from
+ * argv: -1 to go on (optind at the first operand), else the exit status
+ * (0 after --help, 2 after a usage message naming prog).
+ */
+int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
+		     enum kerf_cli_output *fmt, const char **server);
+
 /* -o's value as a format: 0, or 2 after a message on stderr (usage). */
 int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out);
 

@@ -79,41 +79,17 @@ static void print_text(const json_t *a)
 	kerf_table_release(&t);
 }
 
-static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "server", required_argument, NULL, 's' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int kerf_cmd_explain(int argc, char **argv)
 {
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
 	const char *server = NULL, *arg, *slash;
 	char shown[300], path[700];
 	json_t *answer;
-	int opt, rc;
+	int rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			if (kerf_cli_output(prog, optarg, &fmt))
-				return 2;
-			break;
-		case 's':
-			server = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			kerf_opt_error(prog, opt, argv);
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
+	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		fprintf(stderr, "%s: which pod? NAMESPACE/POD\n", prog);
 		fputs(usage_text, stderr);

@@ -188,13 +188,6 @@ static int nodes(const json_t *items, bool wide, struct kerf_table *t)
 	return 0;
 }
 
-static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "server", required_argument, NULL, 's' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int kerf_cmd_get(int argc, char **argv)
 {
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
@@ -203,28 +196,11 @@ int kerf_cmd_get(int argc, char **argv)
 	struct kerf_table t;
 	json_t *answer, *items;
 	enum { RES_TENANTS, RES_QUEUE, RES_NODES } res;
-	int opt, rc;
+	int rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			if (kerf_cli_output(prog, optarg, &fmt))
-				return 2;
-			break;
-		case 's':
-			server = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			kerf_opt_error(prog, opt, argv);
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
+	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		fprintf(stderr, "%s: what to get? tenants, queue or nodes\n", prog);
 		fputs(usage_text, stderr);

@@ -1,0 +1,40 @@
+/* The options kerf get and kerf explain share (cmd/api_client.h). */
+#include "cmd/api_client.h"
+
+#include <getopt.h>
+
+#include "cmd/opt.h"
+
+int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
+		     enum kerf_cli_output *fmt, const char **server)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "server", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			if (kerf_cli_output(prog, optarg, fmt))
+				return 2;
+			break;
+		case 's':
+			*server = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			kerf_opt_error(prog, opt, argv);
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
