@@ -59,14 +59,20 @@ struct bind_retry {
 	struct kerf_action a;
 	int64_t at_ms;
 	unsigned attempt;
+	struct plan *plan;          /* a plan's first binding: it waits on it */
 };
 
 /*
  * A gang's bindings while its plan is written: every member is patched
  * with kerf.io/planned-node and the devices; once all patches landed the
- * first binding goes alone, and the rest once it landed.  A patch or the
- * first binding that fails gives the gang back to the world, which
- * places it again (nothing of it is bound).
+ * first binding goes alone, and the rest once it landed.  A patch that
+ * fails gives the gang back to the world, which places it again (nothing
+ * of it is bound).  The first binding is sent again while it fails (a 5xx
+ * may have landed all the same): the plan waits on it, and goes on once
+ * it landed or the cache shows the pod bound where planned; it is given
+ * back only when that binding no longer stands or failed 8 times.  When
+ * the world keeps a gang given back (one of its pods turned out bound),
+ * the rest of its bindings go out.
  */
 struct plan {
 	struct plan *prev, *next;   /* the controller's list */
@@ -648,25 +654,31 @@ static void retry_eviction(struct kerf_controller *c, const char *ns,
 	c->nr_retries++;
 }
 
-/* Send s's binding again after delay_ms, if it still stands then. */
-static void retry_bind(struct kerf_controller *c, const struct sent *s,
+/*
+ * Send s's binding again after delay_ms, if it still stands then; a
+ * plan's first binding keeps its plan waiting.  False when it cannot
+ * wait (too many waiting).
+ */
+static bool retry_bind(struct kerf_controller *c, const struct sent *s,
 		       int64_t delay_ms)
 {
 	struct bind_retry *br;
 
 	if (!s->bind)
-		return;
+		return false;
 	if (c->nr_bind_retries == MAX_RETRIES ||
 	    KERF_GROW(c->bind_retries, c->alloc_bind_retries,
 		      c->nr_bind_retries + 1) < 0) {
 		c->st.requests_failed++;
 		note_error(c, "bind", "too many bindings waiting to be sent again");
-		return;
+		return false;
 	}
 	br = &c->bind_retries[c->nr_bind_retries++];
 	br->a = *s->bind;
 	br->attempt = s->attempt + 1;
 	br->at_ms = c->now_ms + delay_ms;
+	br->plan = s->plan;
+	return true;
 }
 
 static void carry_out(struct kerf_controller *c, const struct kerf_action *a);
@@ -682,7 +694,9 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 	case SENT_LEASE:
 		kerf_elector_answer(&c->el, c->now_ms, resp->http_status, resp->body);
 		break;
-	case KERF_ACT_BIND:
+	case KERF_ACT_BIND: {
+		bool waits = false;   /* a plan waits on the retry */
+
 		if (ok) {
 			c->st.binds_ok++;
 		} else if (s->bind && bound_there(resp, s->bind->node)) {
@@ -690,16 +704,20 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			   binding in flight when an earlier leader stopped);
 			   the cache is still asked 1 s later, as for any 409:
 			   the binding goes again if it shows the pod unbound */
+			struct plan *plan = s->plan;
+
 			c->st.binds_already++;
 			ok = true;
+			s->plan = NULL;
 			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
+			s->plan = plan;
 		} else if (resp->class == KERF_KUBE_CONFLICT ||
 			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
 			/* bound already (by an earlier leader or a retry):
 			   the pod's watch event says where; if it does not,
 			   the binding did not land and goes again */
 			c->st.binds_conflict++;
-			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
+			waits = retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
 		} else {
 			/* a failed binding may or may not have landed: the
 			   cache tells before it is sent again */
@@ -712,11 +730,12 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			ms += kerf_rng_below(&c->rng, ms / 2 + 1);
 			c->st.binds_failed++;
 			note_error(c, "bind", resp->msg);
-			retry_bind(c, s, (int64_t)ms);
+			waits = retry_bind(c, s, (int64_t)ms);
 		}
-		if (s->plan)
+		if (s->plan && !waits)
 			plan_answered(c, s->plan, s->kind, ok);
 		break;
+	}
 	case SENT_PLAN:
 		if (!ok)
 			note_error(c, "plan", resp->msg);
@@ -917,6 +936,14 @@ static void plan_abandon(struct kerf_controller *c, struct plan *p)
 	if (kerf_world_unplace(c->w, p->group, c->now_ms, &err) < 0) {
 		c->st.world_errors++;
 		note_error(c, "unplace", err.msg);
+	}
+	/* kept (a pod of it is bound): what stands of it is bound too */
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct kerf_action *a = &p->binds[i];
+
+		if (kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node) &&
+		    send_bind(c, a, 0, NULL, &err) < 0)
+			note_error(c, "bind", err.msg);
 	}
 	plan_free(c, p);
 }
@@ -1491,8 +1518,19 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		snprintf(key, sizeof(key), "%s/%s", a->ns, a->name);
 		p = kerf_informer_get(c->inf[INF_PODS], key);
 		if (!p || p->node || (p->uid && strcmp(p->uid, a->uid)) ||
-		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node))
+		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node)) {
+			/* a plan waiting on it goes on if it landed there */
+			if (list[i].plan)
+				plan_answered(c, list[i].plan, KERF_ACT_BIND,
+					      p && p->node && !strcmp(p->node, a->node) &&
+					      !(p->uid && strcmp(p->uid, a->uid)));
 			continue;
+		}
+		if (list[i].plan && list[i].attempt >= BIND_GIVE_UP_ATTEMPTS) {
+			c->st.binds_given_up++;
+			plan_answered(c, list[i].plan, KERF_ACT_BIND, false);
+			continue;
+		}
 		if (list[i].attempt >= BIND_GIVE_UP_ATTEMPTS) {
 			/* given back to the world unless part of it is bound */
 			if (kerf_world_unplace(c->w, a->group, now_ms, &err) < 0) {
@@ -1506,7 +1544,7 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 			}
 		}
 		c->st.binds_retried++;
-		if (send_bind(c, a, list[i].attempt, NULL, &err) < 0) {
+		if (send_bind(c, a, list[i].attempt, list[i].plan, &err) < 0) {
 			c->st.requests_failed++;
 			note_error(c, "bind", err.msg);
 		}
