@@ -33,53 +33,66 @@ void kerf_map_init(struct kerf_map *m, bool str_keys)
 
 void kerf_map_release(struct kerf_map *m)
 {
-	free(m->e);
+	free(m->kv);
 	kerf_map_init(m, m->str_keys);
 }
 
-static bool same(const struct kerf_map *m, const struct kerf_map_entry *e,
-		 uint32_t hash, const char *s, uint64_t u)
+enum { EMPTY = 0, DELETED = 1 };
+
+/* The stored hash: 32 bits, never EMPTY or DELETED. */
+static uint32_t stored(uint64_t hash)
 {
-	if (e->hash != hash)
-		return false;
-	/* s is NULL for number keys (told so for -O3, which inlines both) */
-	return m->str_keys ? s && strcmp(e->key.s, s) == 0 : e->key.u == u;
+	uint32_t h = (uint32_t)hash;
+
+	return h > DELETED ? h : h + 2;
 }
 
-/* The entry of the key, or NULL. */
-static struct kerf_map_entry *find(const struct kerf_map *m, uint32_t hash,
-				   const char *s, uint64_t u)
+static bool same(const struct kerf_map *m, size_t i, uint32_t hash,
+		 const char *s, uint64_t u)
+{
+	if (m->h[i] != hash)
+		return false;
+	/* s is NULL for number keys (told so for -O3, which inlines both) */
+	return m->str_keys ? s && strcmp(m->kv[i].key.s, s) == 0 : m->kv[i].key.u == u;
+}
+
+/* The slot of the key, or -1. */
+static ptrdiff_t find(const struct kerf_map *m, uint32_t hash, const char *s,
+		      uint64_t u)
 {
 	if (!m->cap)
-		return NULL;
+		return -1;
 	for (size_t i = hash & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		struct kerf_map_entry *e = &m->e[i];
-
-		if (!e->used)
-			return NULL;
-		if (e->used == 1 && same(m, e, hash, s, u))
-			return e;
+		if (m->h[i] == EMPTY)
+			return -1;
+		if (same(m, i, hash, s, u))
+			return (ptrdiff_t)i;
 	}
 }
 
-/* Rehash into cap slots (a power of two, the keys at most 3/4 of it). */
+/* Rehash into cap slots (a power of two, the keys at most 7/8 of it). */
 static int rehash(struct kerf_map *m, size_t cap)
 {
-	struct kerf_map_entry *e = calloc(cap, sizeof(*e));
+	struct kerf_map_slot *kv = malloc(cap * (sizeof(*kv) + sizeof(uint32_t)));
+	uint32_t *h;
 
-	if (!e)
+	if (!kv)
 		return -KERF_ENOMEM;
+	h = (uint32_t *)(void *)(kv + cap);
+	memset(h, 0, cap * sizeof(*h));
 	for (size_t k = 0; k < m->cap; k++) {
 		size_t i;
 
-		if (m->e[k].used != 1)
+		if (m->h[k] <= DELETED)
 			continue;
-		for (i = m->e[k].hash & (cap - 1); e[i].used; i = (i + 1) & (cap - 1))
+		for (i = m->h[k] & (cap - 1); h[i] != EMPTY; i = (i + 1) & (cap - 1))
 			;
-		e[i] = m->e[k];
+		h[i] = m->h[k];
+		kv[i] = m->kv[k];
 	}
-	free(m->e);
-	m->e = e;
+	free(m->kv);
+	m->kv = kv;
+	m->h = h;
 	m->cap = cap;
 	m->nr_deleted = 0;
 	return 0;
@@ -89,12 +102,12 @@ int kerf_map_reserve(struct kerf_map *m, size_t nr)
 {
 	size_t need = m->nr + m->nr_deleted + nr, cap = m->cap ? m->cap : 16;
 
-	if (need < m->nr || need > SIZE_MAX / 4)
+	if (need < m->nr || need > SIZE_MAX / 32)
 		return -KERF_ELIMIT;
-	if (4 * need < 3 * m->cap)
+	if (8 * need < 7 * m->cap)
 		return 0;
 	/* deleted entries go at the rehash; only live keys need room */
-	while (3 * cap < 4 * (m->nr + nr) + 4)
+	while (7 * cap < 8 * (m->nr + nr) + 8)
 		cap *= 2;
 	return rehash(m, cap);
 }
@@ -102,75 +115,82 @@ int kerf_map_reserve(struct kerf_map *m, size_t nr)
 static int put(struct kerf_map *m, uint32_t hash, const char *s, uint64_t u,
 	       void *val)
 {
-	struct kerf_map_entry *e = find(m, hash, s, u);
+	ptrdiff_t at = find(m, hash, s, u);
 	size_t i;
 	int rc;
 
-	if (e) {
-		e->val = val;
+	if (at >= 0) {
+		m->kv[at].val = val;
 		return 0;
 	}
 	rc = kerf_map_reserve(m, 1);
 	if (rc < 0)
 		return rc;
-	for (i = hash & (m->cap - 1); m->e[i].used == 1; i = (i + 1) & (m->cap - 1))
+	for (i = hash & (m->cap - 1); m->h[i] > DELETED; i = (i + 1) & (m->cap - 1))
 		;
-	if (m->e[i].used == 2)
+	if (m->h[i] == DELETED)
 		m->nr_deleted--;
-	m->e[i].hash = hash;
+	m->h[i] = hash;
 	if (m->str_keys)
-		m->e[i].key.s = s;
+		m->kv[i].key.s = s;
 	else
-		m->e[i].key.u = u;
-	m->e[i].val = val;
-	m->e[i].used = 1;
+		m->kv[i].key.u = u;
+	m->kv[i].val = val;
 	m->nr++;
 	return 0;
 }
 
 static bool del(struct kerf_map *m, uint32_t hash, const char *s, uint64_t u)
 {
-	struct kerf_map_entry *e = find(m, hash, s, u);
+	ptrdiff_t at = find(m, hash, s, u);
 
-	if (!e)
+	if (at < 0)
 		return false;
-	e->used = 2;
-	e->val = NULL;
+	m->h[at] = DELETED;
+	m->kv[at].val = NULL;
 	m->nr--;
 	m->nr_deleted++;
 	return true;
 }
 
+void *kerf_map_next(const struct kerf_map *m, size_t *i)
+{
+	for (; *i < m->cap; (*i)++)
+		if (m->h[*i] > DELETED)
+			return m->kv[(*i)++].val;
+	return NULL;
+}
+
 void *kerf_map_get_str(const struct kerf_map *m, const char *key)
 {
-	struct kerf_map_entry *e = find(m, (uint32_t)kerf_hash_str(key), key, 0);
+	ptrdiff_t at = find(m, stored(kerf_hash_str(key)), key, 0);
 
-	return e ? e->val : NULL;
+	return at >= 0 ? m->kv[at].val : NULL;
 }
 
 void *kerf_map_get_u64(const struct kerf_map *m, uint64_t key)
 {
-	struct kerf_map_entry *e = find(m, (uint32_t)mix64(key), NULL, key);
+	ptrdiff_t at = find(m, stored(mix64(key)), NULL, key);
 
-	return e ? e->val : NULL;
+	return at >= 0 ? m->kv[at].val : NULL;
 }
 
 int kerf_map_put_str(struct kerf_map *m, const char *key, void *val)
 {
-	return put(m, (uint32_t)kerf_hash_str(key), key, 0, val);
+	return put(m, stored(kerf_hash_str(key)), key, 0, val);
 }
 
 int kerf_map_put_u64(struct kerf_map *m, uint64_t key, void *val)
 {
-	return put(m, (uint32_t)mix64(key), NULL, key, val);
+	return put(m, stored(mix64(key)), NULL, key, val);
 }
 
 bool kerf_map_del_str(struct kerf_map *m, const char *key)
 {
-	return del(m, (uint32_t)kerf_hash_str(key), key, 0);
+	return del(m, stored(kerf_hash_str(key)), key, 0);
 }
 
 bool kerf_map_del_u64(struct kerf_map *m, uint64_t key)
 {
-	return del(m, (uint32_t)mix64(key), NULL, key);
+	return del(m, stored(mix64(key)), NULL, key);
 }

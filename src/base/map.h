@@ -4,11 +4,13 @@
  * (borrowed: the caller keeps each key alive and unchanged while it is in
  * the map, typically the value's own name) or 64-bit integers, fixed at
  * init.  Lookups and changes are O(1) on average; the table stays at most
- * three quarters full (deleted entries included) and never shrinks below
- * 16 slots.  An entry is 24 bytes (32 bits of the hash kept), so a key
- * costs 32 to 64 bytes of table: kerf serve keeps several maps of 50,000
- * pods.
- * Iteration order is not offered: nothing may depend on hash order.
+ * seven eighths full (deleted entries included) and never shrinks below
+ * 16 slots.  A slot is 20 bytes: 32 bits of the key's hash in an array of
+ * their own (probes scan it, and compare a key only when its hash
+ * matches) and the key and value in another, so a key costs 23 to 46
+ * bytes of table: kerf serve keeps several maps of 50,000 pods.
+ * Iteration order is not offered: nothing may depend on hash order
+ * (kerf_map_next walks every value, to free them).
  */
 #ifndef KERF_BASE_MAP_H
 #define KERF_BASE_MAP_H
@@ -17,9 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct kerf_map_entry {
-	uint32_t hash;              /* the key's hash, low 32 bits */
-	uint32_t used;              /* 0 empty, 1 in use, 2 deleted */
+struct kerf_map_slot {
 	union {
 		const char *s;
 		uint64_t u;
@@ -28,7 +28,9 @@ struct kerf_map_entry {
 };
 
 struct kerf_map {
-	struct kerf_map_entry *e;   /* cap entries, or NULL */
+	struct kerf_map_slot *kv;   /* cap slots, then cap hashes; or NULL */
+	uint32_t *h;                /* in kv's allocation: 0 empty, 1 deleted,
+				       else the key's hash (2 and up) */
 	size_t cap;                 /* a power of two, or 0 */
 	size_t nr;                  /* keys in the map */
 	size_t nr_deleted;          /* deleted entries still in the table */
@@ -54,6 +56,12 @@ int kerf_map_put_u64(struct kerf_map *m, uint64_t key, void *val)
 /* Make room for nr more keys, so the next nr puts cannot fail. */
 int kerf_map_reserve(struct kerf_map *m, size_t nr)
 	__attribute__((warn_unused_result));
+
+/*
+ * The next value from slot *i on (start at 0), *i moved past it; NULL at
+ * the end.  Walk with: for (size_t i = 0; (v = kerf_map_next(m, &i));).
+ */
+void *kerf_map_next(const struct kerf_map *m, size_t *i);
 
 /* Remove key; true when it was there. */
 bool kerf_map_del_str(struct kerf_map *m, const char *key);

@@ -145,12 +145,18 @@ struct kerf_node {
  * GPUs (gpu_milli == 1000).  gpu_mem_mib is per GPU and 0 when not asked.
  */
 struct kerf_pod {
+	/* widest first: no holes (a workload holds two per pod set) */
 	int64_t cpu_milli;
 	int64_t mem_mib;
+	uint64_t model_mask;        /* bit i allows cluster model i; 0 = any */
+	/* node selection: every label term of need_labels, and a taint term
+	 * outside tolerates on the node keeps the pod off it */
+	uint64_t need_labels;
+	uint64_t tolerates;
 	int32_t gpu_milli;          /* per GPU; 0 when nr_gpus == 0 */
 	int32_t gpu_mem_mib;        /* per GPU; 0 = no GPU memory request */
+	uint32_t tenant;            /* the pod's tenant; 0 = none given */
 	uint8_t nr_gpus;
-	uint64_t model_mask;        /* bit i allows cluster model i; 0 = any */
 	/* fractions only: how the GPU is shared, and with whom */
 	uint8_t share;              /* enum kerf_gpu_share */
 	uint8_t isolation;          /* enum kerf_isolation of the pod's tenant */
@@ -160,11 +166,6 @@ struct kerf_pod {
 	 * charge, kerf_state_submit sets it from the profile).
 	 */
 	uint8_t mig_slices;
-	uint32_t tenant;            /* the pod's tenant; 0 = none given */
-	/* node selection: every label term of need_labels, and a taint term
-	 * outside tolerates on the node keeps the pod off it */
-	uint64_t need_labels;
-	uint64_t tolerates;
 };
 
 /* Where a pod goes: a node's slot and the GPUs it uses there (bit i = GPU i). */

@@ -108,16 +108,21 @@ const struct kerf_workload *kerf_state_find_const(const struct kerf_state *st,
 	return kerf_map_get_u64(&st->by_id, id);
 }
 
-struct kerf_workload *kerf_state_find_key_mut(struct kerf_state *st,
-					      const char *key)
-{
-	return kerf_map_get_str(&st->by_key, key);
-}
-
 const struct kerf_workload *
 kerf_state_find_key_const(const struct kerf_state *st, const char *key)
 {
-	return kerf_map_get_str(&st->by_key, key);
+	if (!st->no_key_map)
+		return kerf_map_get_str(&st->by_key, key);
+	for (size_t i = 0; i < st->nr_wl; i++)
+		if (!strcmp(st->wl[i]->key, key))
+			return st->wl[i];
+	return NULL;
+}
+
+struct kerf_workload *kerf_state_find_key_mut(struct kerf_state *st,
+					      const char *key)
+{
+	return (struct kerf_workload *)kerf_state_find_key_const(st, key);
 }
 
 /* --- pending counters per tenant ------------------------------------- */

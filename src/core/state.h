@@ -100,6 +100,13 @@ struct kerf_state {
 	 * once and queues the workload again.
 	 */
 	bool hold_evicted;
+	/*
+	 * The caller keeps workload keys unique and rarely looks one up by
+	 * key (kerf serve's world has its own map of them): by_key is not
+	 * kept, and kerf_state_find_key_* walk the workloads.  Set before
+	 * the first submission.
+	 */
+	bool no_key_map;
 };
 
 void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,

@@ -231,7 +231,8 @@ struct tenant_count {
 static int check_index(const struct kerf_state *st, struct tenant_count *pend,
 		       struct kerf_err *err)
 {
-	if (st->by_id.nr != st->nr_wl || st->by_key.nr != st->nr_wl)
+	if (st->by_id.nr != st->nr_wl ||
+	    st->by_key.nr != (st->no_key_map ? 0 : st->nr_wl))
 		return kerf_err_set(err, -KERF_ERANGE,
 				    "workloads: %zu held, %zu ids, %zu keys",
 				    st->nr_wl, st->by_id.nr, st->by_key.nr);
@@ -239,7 +240,7 @@ static int check_index(const struct kerf_state *st, struct tenant_count *pend,
 		const struct kerf_workload *w = st->wl[i];
 
 		if (w->index != i || kerf_state_find(st, w->id) != w ||
-		    kerf_state_find_key(st, w->key) != w)
+		    (!st->no_key_map && kerf_state_find_key(st, w->key) != w))
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "workload '%s': not found by its id, key or place",
 					    w->key);

@@ -92,7 +92,7 @@ int kerf_state_check_new(const struct kerf_state *st, const char *key,
 	rc = kerf_workload_validate(&named, err);
 	if (rc < 0)
 		return rc;
-	if (kerf_map_get_str(&st->by_key, key))
+	if (!st->no_key_map && kerf_map_get_str(&st->by_key, key))
 		return kerf_err_set(err, -KERF_EEXIST,
 				    "workload '%s': already known", key);
 	if (w->tenant <= KERF_TENANT_ROOT || (size_t)w->tenant >= st->tenants.nr ||
@@ -231,8 +231,10 @@ void kerf_state_insert(struct kerf_state *st, struct kerf_workload *w)
 	st->wl[st->nr_wl++] = w;
 	rc = kerf_map_put_u64(&st->by_id, w->id, w);
 	KERF_ASSERT(rc == 0);
-	rc = kerf_map_put_str(&st->by_key, w->key, w);
-	KERF_ASSERT(rc == 0);
+	if (!st->no_key_map) {
+		rc = kerf_map_put_str(&st->by_key, w->key, w);
+		KERF_ASSERT(rc == 0);
+	}
 }
 
 /* Room for one more workload in the array and the maps. */
@@ -242,7 +244,7 @@ int kerf_state_reserve_one(struct kerf_state *st)
 
 	if (rc == 0)
 		rc = kerf_map_reserve(&st->by_id, 1);
-	if (rc == 0)
+	if (rc == 0 && !st->no_key_map)
 		rc = kerf_map_reserve(&st->by_key, 1);
 	return rc;
 }
@@ -273,7 +275,8 @@ void kerf_state_drop(struct kerf_state *st, struct kerf_workload *w)
 	st->wl[i] = st->wl[--st->nr_wl];
 	st->wl[i]->index = i;
 	kerf_map_del_u64(&st->by_id, w->id);
-	kerf_map_del_str(&st->by_key, w->key);
+	if (!st->no_key_map)
+		kerf_map_del_str(&st->by_key, w->key);
 	if (w->state == KERF_WL_PENDING)
 		kerf_state_count_pending(st, w, -1);
 	st->tenants.t[w->tenant].nr_workloads--;

@@ -67,7 +67,8 @@ struct kerf_wl_pod {
 };
 
 struct kerf_workload {
-	uint32_t id;               /* the state's handle, never reused */
+	/* 8-byte fields, then 4-byte, then bytes: no holes (50,000 of these
+	   live in kerf serve) */
 	const char *key;           /* the caller's key; in the state's
 				      workload's allocation (a template's is
 				      borrowed, for messages) */
@@ -75,62 +76,32 @@ struct kerf_workload {
 	uint64_t seq;              /* order it was first submitted in: ties of
 				      submission time go by it (persisted, so
 				      a restart keeps the order) */
-	int tenant;                /* leaf index */
-	int class_idx;
-	int nr_sets;
-	uint32_t min_count;
-	enum kerf_topology topology;
 	int64_t submit_ms;
-	enum kerf_wl_state state;
 	/* running */
 	struct kerf_wl_pod *pods;  /* nr_bound entries, owned; the charge
 				      follows them in the same allocation */
-	uint32_t nr_bound;
 	/*
 	 * What admission charged: the first nr_charged quota dimensions (CPU,
 	 * memory, the GPU models known then), the others 0; NULL when not
 	 * running.  Read it whole with kerf_workload_charged.
 	 */
 	int64_t *charged;
-	uint8_t nr_charged;
-	bool nonpreemptible;
-	bool borrowed;             /* admitted beyond its tenant's nominal */
-	bool never_preempts;       /* preemptionPolicy Never: it queues by its
-				      priority but never asks others to leave
-				      (the caller's template sets it) */
-	bool pdb_protected;        /* the API server would refuse its eviction
-				      (a PodDisruptionBudget allows none):
-				      never chosen as a victim
-				      (kerf_state_protect) */
 	int64_t start_ms;
 	/* preemption (core/preempt.h) */
 	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */
 	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
-	uint32_t preempted_by;       /* the workload it makes room for */
 	uint32_t *asked_by;          /* every workload that asked it to leave
 					(evicted or not: cancelled too), owned */
-	uint32_t nr_asked_by;
 	int64_t evicted_at[3];       /* its last three evictions (ring) */
-	uint32_t nr_victims;         /* pending: victims still leaving */
 	uint32_t *nominated;         /* pending preemptor: its victims' nodes, owned */
-	uint32_t nr_nominated;       /* entries in nominated[] */
-	uint32_t nr_preemptions;     /* times it was evicted for others */
 	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
 	/* idle reclamation (core/idle.h) */
-	int32_t util_pct;            /* last utilisation sample */
 	int64_t idle_since_ms;       /* -1: not idle */
-	bool idle_notified;          /* this idle stretch was reported */
-	bool idle_reclaim;           /* leaving because idle: it finishes */
-	bool leaving;                /* evicted, its pods not gone yet: it
-					still holds its devices and charge
-					(kerf_state.hold_evicted) */
 	/* pending */
-	enum kerf_pending pending;
 	const char *pending_text;    /* kerf_wl_no_text, or owned while
 					pending (kerf_workload_set_text) */
 	uint64_t pending_hash;       /* of (pending, pending_text), kept with them */
 	uint64_t pending_told;       /* hash of the reason last reported */
-	bool observed;               /* the policy has learned its pods */
 	/*
 	 * Each set's request as the caller asked it (the state keeps it,
 	 * apart from the fields the cycle walks): sets[].req is resolved from
@@ -143,6 +114,39 @@ struct kerf_workload {
 					workload's allocation (a template's
 					may be NULL: asked as in sets[]) */
 	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
+
+	uint32_t id;               /* the state's handle, never reused */
+	int tenant;                /* leaf index */
+	int class_idx;
+	int nr_sets;
+	uint32_t min_count;
+	enum kerf_topology topology;
+	enum kerf_wl_state state;
+	uint32_t nr_bound;
+	uint32_t preempted_by;       /* the workload it makes room for */
+	uint32_t nr_asked_by;
+	uint32_t nr_victims;         /* pending: victims still leaving */
+	uint32_t nr_nominated;       /* entries in nominated[] */
+	uint32_t nr_preemptions;     /* times it was evicted for others */
+	int32_t util_pct;            /* last utilisation sample */
+	enum kerf_pending pending;
+
+	uint8_t nr_charged;
+	bool nonpreemptible;
+	bool borrowed;             /* admitted beyond its tenant's nominal */
+	bool never_preempts;       /* preemptionPolicy Never: it queues by its
+				      priority but never asks others to leave
+				      (the caller's template sets it) */
+	bool pdb_protected;        /* the API server would refuse its eviction
+				      (a PodDisruptionBudget allows none):
+				      never chosen as a victim
+				      (kerf_state_protect) */
+	bool idle_notified;          /* this idle stretch was reported */
+	bool idle_reclaim;           /* leaving because idle: it finishes */
+	bool leaving;                /* evicted, its pods not gone yet: it
+					still holds its devices and charge
+					(kerf_state.hold_evicted) */
+	bool observed;               /* the policy has learned its pods */
 	/*
 	 * Last: the state allocates only the nr_sets used
 	 * (kerf_workload_size), so a workload of one pod does not carry

@@ -497,6 +497,8 @@ int kerf_fault_proxy_start(const struct kerf_fault_proxy_opts *opts,
 
 void kerf_fault_proxy_stop(struct kerf_fault_proxy *p)
 {
+	void *v;
+
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -504,9 +506,8 @@ void kerf_fault_proxy_stop(struct kerf_fault_proxy *p)
 	pthread_mutex_unlock(&p->mu);
 	if (p->daemon)
 		MHD_stop_daemon(p->daemon);
-	for (size_t i = 0; i < p->binds.cap; i++)
-		if (p->binds.e[i].used == 1)
-			free(p->binds.e[i].val);
+	for (size_t i = 0; (v = kerf_map_next(&p->binds, &i));)
+		free(v);
 	kerf_map_release(&p->binds);
 	if (p->bind_log)
 		fclose(p->bind_log);

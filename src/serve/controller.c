@@ -1204,6 +1204,8 @@ int kerf_controller_new(const struct kerf_controller_opts *opts,
 
 void kerf_controller_free(struct kerf_controller *c)
 {
+	void *v;
+
 	if (!c)
 		return;
 	/* what is in flight is not answered to a controller that is gone */
@@ -1221,13 +1223,11 @@ void kerf_controller_free(struct kerf_controller *c)
 	kerf_world_free(c->w);
 	kerf_actions_release(&c->acts);
 	kerf_actions_release(&c->told);
-	for (size_t i = 0; i < c->writes.cap; i++)
-		if (c->writes.e[i].used == 1)
-			free(c->writes.e[i].val);
+	for (size_t i = 0; (v = kerf_map_next(&c->writes, &i));)
+		free(v);
 	kerf_map_release(&c->writes);
-	for (size_t i = 0; i < c->status_sent.cap; i++)
-		if (c->status_sent.e[i].used == 1)
-			free(c->status_sent.e[i].val);
+	for (size_t i = 0; (v = kerf_map_next(&c->status_sent, &i));)
+		free(v);
 	kerf_map_release(&c->status_sent);
 	free(c->retries);
 	while (c->plans)

@@ -434,6 +434,7 @@ int kerf_world_new(const struct kerf_world_config *cfg, struct kerf_world **out,
 	}
 	/* an evicted pod keeps its devices until it is gone */
 	w->st.hold_evicted = true;
+	w->st.no_key_map = true;    /* its groups map has the keys */
 	kerf_quota_default(&ext.quota);
 	for (int m = 0; m < KERF_MAX_MODELS; m++)
 		ext.budget_model_weight_pct[m] = 100;
@@ -457,6 +458,10 @@ int kerf_world_new(const struct kerf_world_config *cfg, struct kerf_world **out,
 
 void kerf_world_free(struct kerf_world *w)
 {
+	struct wnode *x;
+	struct wns *m;
+	struct wdomain *d;
+
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->nr_podv; i++) {
@@ -471,28 +476,19 @@ void kerf_world_free(struct kerf_world *w)
 		free(w->groupv[i]);
 	}
 	free(w->groupv);
-	for (size_t i = 0; i < w->nodes.cap; i++)
-		if (w->nodes.e[i].used == 1) {
-			struct wnode *x = w->nodes.e[i].val;
-
-			kerf_knode_release(&x->n);
-			free(x);
-		}
-	for (size_t i = 0; i < w->ns.cap; i++)
-		if (w->ns.e[i].used == 1) {
-			struct wns *m = w->ns.e[i].val;
-
-			free(m->ns);
-			free(m->tenant);
-			free(m);
-		}
-	for (size_t i = 0; i < w->domains.cap; i++)
-		if (w->domains.e[i].used == 1) {
-			struct wdomain *d = w->domains.e[i].val;
-
-			free(d->name);
-			free(d);
-		}
+	for (size_t i = 0; (x = kerf_map_next(&w->nodes, &i));) {
+		kerf_knode_release(&x->n);
+		free(x);
+	}
+	for (size_t i = 0; (m = kerf_map_next(&w->ns, &i));) {
+		free(m->ns);
+		free(m->tenant);
+		free(m);
+	}
+	for (size_t i = 0; (d = kerf_map_next(&w->domains, &i));) {
+		free(d->name);
+		free(d);
+	}
 	for (int i = 0; i < KERF_MAX_LABELS; i++) {
 		free(w->labels[i].key);
 		free(w->labels[i].value);

@@ -382,17 +382,15 @@ static int find_pdb(struct kerf_ta_ctx *c, const json_t *pod,
 		kerf_ta_kind_find(c->st, "policy", "v1", "poddisruptionbudgets");
 	const json_t *labels = kerf_ta_path(pod, "metadata.labels");
 	const char *ns = kerf_ta_str(pod, "metadata.namespace");
+	struct kerf_ta_obj *o;
 	int n = 0;
 	size_t i;
 
 	if (!k)
 		return 0;
-	for (i = 0; i < k->res->objs.cap; i++) {
-		struct kerf_ta_obj *o = k->res->objs.e[i].val;
+	for (i = 0; (o = kerf_map_next(&k->res->objs, &i));) {
 		const char *pns;
 
-		if (k->res->objs.e[i].used != 1)
-			continue;
 		pns = kerf_ta_str(o->obj, "metadata.namespace");
 		if (!pns || strcmp(pns, ns) ||
 		    !kerf_ta_labels_match(kerf_ta_path(o->obj, "spec.selector"),

@@ -21,13 +21,11 @@ static const struct {
 /* The globalDefault PriorityClass, or NULL. */
 static const json_t *global_default(const struct kerf_ta_kind *k)
 {
-	for (size_t i = 0; k && i < k->res->objs.cap; i++) {
-		const struct kerf_ta_obj *o = k->res->objs.e[i].val;
+	const struct kerf_ta_obj *o;
 
-		if (k->res->objs.e[i].used == 1 &&
-		    json_is_true(json_object_get(o->obj, "globalDefault")))
+	for (size_t i = 0; k && (o = kerf_map_next(&k->res->objs, &i));)
+		if (json_is_true(json_object_get(o->obj, "globalDefault")))
 			return o->obj;
-	}
 	return NULL;
 }
 

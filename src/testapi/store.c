@@ -52,11 +52,11 @@ static void obj_free(struct kerf_ta_obj *o)
 
 static void res_free(struct kerf_ta_res *r)
 {
+	struct kerf_ta_obj *o;
 	size_t i;
 
-	for (i = 0; i < r->objs.cap; i++)
-		if (r->objs.e[i].used == 1)
-			obj_free(r->objs.e[i].val);
+	for (i = 0; (o = kerf_map_next(&r->objs, &i));)
+		obj_free(o);
 	kerf_map_release(&r->objs);
 	for (i = 0; i < r->ring_nr; i++)
 		event_clear(&r->ring[i]);
@@ -309,13 +309,12 @@ void kerf_ta_obj_delete(struct kerf_testapi_store *st, struct kerf_ta_res *r,
 
 void kerf_ta_res_clear(struct kerf_testapi_store *st, struct kerf_ta_res *r)
 {
-	size_t i;
+	struct kerf_ta_obj *o;
+	size_t i = 0;
 
-	for (i = 0; i < r->objs.cap; i++) {
-		if (r->objs.e[i].used != 1)
-			continue;
-		kerf_ta_obj_delete(st, r, r->objs.e[i].val);
-		i = (size_t)-1; /* the table may have changed: start over */
+	while ((o = kerf_map_next(&r->objs, &i))) {
+		kerf_ta_obj_delete(st, r, o);
+		i = 0; /* the table may have changed: start over */
 	}
 }
 
@@ -335,18 +334,15 @@ static int key_cmp(const void *a, const void *b)
 json_t *kerf_ta_res_snapshot(struct kerf_ta_res *r, uint64_t rv)
 {
 	json_t *objs = json_object(), *out = json_object(), *keys, *v;
+	const struct kerf_ta_obj *o;
 	const char **arr = NULL;
 	const char *k;
 	size_t i, n = 0;
 
 	if (!objs || !out)
 		goto fail;
-	for (i = 0; i < r->objs.cap; i++) {
-		const struct kerf_ta_obj *o = r->objs.e[i].val;
-
-		if (r->objs.e[i].used == 1)
-			json_object_set(objs, o->key, o->obj);
-	}
+	for (i = 0; (o = kerf_map_next(&r->objs, &i));)
+		json_object_set(objs, o->key, o->obj);
 	for (i = r->ring_nr; i-- > 0;) {
 		const struct kerf_ta_event *e =
 			&r->ring[(r->ring_head + i) % r->ring_cap];
