@@ -55,7 +55,13 @@ int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
 	struct kerf_workload **due;
 	size_t nr = 0;
 	int n = 0;
+	bool any = false;
 
+	/* no tenant with an idle policy: no workload is walked */
+	for (size_t t = 0; t < st->tenants.nr && !any; t++)
+		any = st->tenants.t[t].idle.action != KERF_IDLE_NONE;
+	if (!any)
+		return 0;
 	for (size_t i = 0; i < st->nr_wl; i++)
 		nr += due_idle(st, st->wl[i], now_ms) != NULL;
 	if (nr == 0)
@@ -88,6 +94,8 @@ int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
 			continue;
 		grace = st->classes.c[w->class_idx].checkpoint_grace_ms;
 		w->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
+		if (w->preempt_deadline_ms < st->deadline_hint_ms)
+			st->deadline_hint_ms = w->preempt_deadline_ms;
 		w->preempted_by = 0;
 		w->idle_reclaim = true;
 		kerf_decisions_push(out, &(struct kerf_decision){

@@ -490,6 +490,7 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 			/* asked by a preemptor still waiting, or for idleness */
 			if (!x->preempted_by || (by && by->state == KERF_WL_PENDING)) {
 				w->preempt_deadline_ms = x->preempt_deadline_ms;
+				st->deadline_hint_ms = 0;   /* walk again */
 				w->preempted_by = by ? by->id : 0;
 			}
 		}

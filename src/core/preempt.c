@@ -344,6 +344,8 @@ int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 		int64_t grace = st->classes.c[v->class_idx].checkpoint_grace_ms;
 
 		v->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
+		if (v->preempt_deadline_ms < st->deadline_hint_ms)
+			st->deadline_hint_ms = v->preempt_deadline_ms;
 		v->preempted_by = w->id;
 		for (uint32_t k = 0; k < v->nr_bound; k++)
 			if (!has_node(w->nominated, w->nr_nominated, v->pods[k].b.node))
@@ -429,15 +431,24 @@ int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 			struct kerf_decisions *out, struct kerf_err *err)
 {
 	struct kerf_workload **due;
+	int64_t next = INT64_MAX;
 	size_t nr = 0;
 	int rc = 0;
 
+	/* kerf serve runs 50,000 workloads: none is walked before a deadline */
+	if (st->deadline_hint_ms > now_ms)
+		return 0;
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		const struct kerf_workload *v = st->wl[i];
 
-		nr += v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		      v->preempt_deadline_ms <= now_ms && !v->leaving;
+		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms <= 0 || v->leaving)
+			continue;
+		if (v->preempt_deadline_ms <= now_ms)
+			nr++;
+		else if (v->preempt_deadline_ms < next)
+			next = v->preempt_deadline_ms;
 	}
+	st->deadline_hint_ms = next;
 	if (nr == 0)
 		return 0;
 	due = malloc(nr * sizeof(*due));

@@ -107,6 +107,12 @@ struct kerf_state {
 	 * the first submission.
 	 */
 	bool no_key_map;
+	/*
+	 * No running workload's checkpoint deadline falls before this
+	 * (kerf_preempt_expire walks the workloads only from then on; 0 on
+	 * a fresh state: walk).  Lowered wherever a deadline is set.
+	 */
+	int64_t deadline_hint_ms;
 };
 
 void kerf_state_notice(struct kerf_state *st, enum kerf_notice_kind kind,

@@ -61,6 +61,14 @@ char *kerf_strtab_finish(struct kerf_strtab *t, size_t *len, int *rc)
 		*rc = -KERF_ENOMEM;
 		return NULL;
 	}
+	if (*len) {
+		/* the buffer grew by doubling: cut to what it holds (a cached
+		   pod keeps its block; glibc shrinks in place) */
+		char *fit = realloc(block, *len);
+
+		if (fit)
+			block = fit;
+	}
 	for (size_t i = 0; i < t->nr_fix; i++)
 		*t->fix[i].field = block + t->fix[i].off;
 	t->nr_fix = 0;

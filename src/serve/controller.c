@@ -744,25 +744,38 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 	case KERF_ACT_EVICT:
 		if (ok)
 			kerf_crash_at(&c->o.crash, KERF_CRASH_MID_PREEMPTION);
-		if (resp->http_status == 429) {
-			/* a PodDisruptionBudget: ask again, as it says, and
-			   tell the pods waiting for this one why it is late */
-			int64_t retry_s = resp->retry_after_s > 0 ? resp->retry_after_s : 10;
+		if (!ok && resp->http_status != 404) {
+			/*
+			 * 429: a PodDisruptionBudget; ask again as it says.
+			 * Any other failure (a 5xx or no answer: soon; a
+			 * refusal such as 403: in 30 s) is asked again too,
+			 * never dropped: the preemptor waits on it.  The pods
+			 * waiting for this one are told why it is late.
+			 */
+			int64_t retry_s = resp->http_status == 429 ? 10
+					  : resp->http_status == 0 || resp->http_status >= 500 ? 2 : 30;
 			struct kerf_err err = { 0 };
+			char why[KERF_ERR_MSG_MAX];
 
-			c->st.evictions_blocked++;
+			if (resp->retry_after_s > 0)
+				retry_s = resp->retry_after_s < 600 ? resp->retry_after_s : 600;
+			if (resp->http_status == 429) {
+				c->st.evictions_blocked++;
+			} else {
+				c->st.requests_failed++;
+				note_error(c, "eviction", resp->msg);
+			}
+			if (resp->http_status == 429 && resp->status.decoded && resp->status.message[0])
+				snprintf(why, sizeof(why), "%s", resp->status.message);
+			else
+				snprintf(why, sizeof(why), "%s", resp->msg);
 			retry_eviction(c, s->ns, s->name, c->now_ms + 1000 * retry_s);
 			kerf_actions_clear(&c->told);
-			if (kerf_world_eviction_refused(c->w, s->ns, s->name,
-							resp->status.decoded && resp->status.message[0]
-							? resp->status.message : resp->msg,
+			if (kerf_world_eviction_refused(c->w, s->ns, s->name, why,
 							retry_s, &c->told, &err) < 0)
 				note_error(c, "eviction refused", err.msg);
 			for (size_t i = 0; i < c->told.nr; i++)
 				carry_out(c, &c->told.a[i]);
-		} else if (!ok && resp->http_status != 404) {
-			c->st.requests_failed++;
-			note_error(c, "eviction", resp->msg);
 		}
 		break;
 	default:
@@ -1415,9 +1428,12 @@ static void evictions_due(struct kerf_controller *c, int64_t now_ms)
 	for (size_t i = 0; i < nr_due; i++) {
 		struct kerf_action a = { .kind = KERF_ACT_EVICT };
 
+		/* a pod gone meanwhile is not asked again (and would
+		   answer 404, which is fine) */
+		if (!kerf_world_evicting(c->w, due[i].ns, due[i].name))
+			continue;
 		snprintf(a.ns, sizeof(a.ns), "%s", due[i].ns);
 		snprintf(a.name, sizeof(a.name), "%s", due[i].name);
-		/* a pod gone meanwhile answers 404, which is fine */
 		carry_out(c, &a);
 	}
 	free(due);

@@ -317,6 +317,17 @@ const char *kerf_world_pod_workload(const struct kerf_world *w, const char *ns,
 	return x && x->g && !x->g->external ? x->g->key : NULL;
 }
 
+bool kerf_world_evicting(const struct kerf_world *w, const char *ns,
+			 const char *name)
+{
+	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	const struct wpod *x;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	x = kerf_map_get_str(&w->pods, key);
+	return x && x->evicting && !kerf_world_pod_done(x);
+}
+
 bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 			    const char *name, const char *uid,
 			    const char *node)

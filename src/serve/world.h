@@ -173,6 +173,10 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 				int64_t retry_s, struct kerf_actions *out,
 				struct kerf_err *err);
 
+/* Is pod ns/name still one kerf asked to leave, and not gone yet? */
+bool kerf_world_evicting(const struct kerf_world *w, const char *ns,
+			 const char *name);
+
 /*
  * Is pod ns/name (of uid) placed by kerf on node and not yet seen bound
  * there?  True while a BIND the world returned for it still stands (its

@@ -107,6 +107,7 @@ struct kerf_world {
 	struct kerf_map domain_ids;    /* id -> wdomain */
 	struct wpod **podv;
 	size_t nr_podv, alloc_podv;
+	size_t nr_protected;       /* workloads a budget protected at the last pass */
 	struct wgroup **groupv;
 	size_t nr_groupv, alloc_groupv;
 	struct wterm labels[KERF_MAX_LABELS];

@@ -25,6 +25,10 @@ int kerf_world_protect(struct kerf_world *w, const struct kerf_kpdb *const *pdbs
 
 	for (size_t i = 0; i < nr; i++)
 		blocking += kerf_kpdb_blocks(pdbs[i]);
+	/* nothing blocks and nothing is protected: no workload is walked */
+	if (!blocking && !w->nr_protected)
+		return 0;
+	w->nr_protected = 0;
 	for (size_t i = 0; i < w->nr_groupv; i++) {
 		const struct wgroup *g = w->groupv[i];
 		const struct kerf_workload *wl;
@@ -35,9 +39,12 @@ int kerf_world_protect(struct kerf_world *w, const struct kerf_kpdb *const *pdbs
 			continue;
 		for (size_t k = 0; blocking && g->running && k < g->nr_m && !on; k++)
 			on = covered(g->m[k]->p, pdbs, nr);
+		w->nr_protected += on;
 		if (on != wl->pdb_protected &&
-		    (rc = kerf_state_protect(&w->st, g->id, on, err)) < 0)
+		    (rc = kerf_state_protect(&w->st, g->id, on, err)) < 0) {
+			w->nr_protected = 1;   /* walked again next time */
 			return rc;
+		}
 	}
 	return 0;
 }

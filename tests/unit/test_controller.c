@@ -501,6 +501,71 @@ static void test_binding_given_up(void **state)
 	kerf_kube_fake_free(f);
 }
 
+/*
+ * An eviction that fails (503, then no answer) is asked again after a
+ * pause, not dropped (a gang left part-bound without its plan is undone:
+ * its bound pod must go); once answered 201 it is not sent again.
+ */
+static void test_failed_eviction_sent_again(void **state)
+{
+	static const char *partial =
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+		"{\"metadata\":{\"name\":\"g-0\",\"namespace\":\"team-a\",\"uid\":\"uid-g0\",\"resourceVersion\":\"20\","
+		"\"creationTimestamp\":\"2026-12-02T18:31:53Z\",\"labels\":{\"kerf.io/gang\":\"g\"},"
+		"\"annotations\":{\"kerf.io/gang-size\":\"2\",\"kerf.io/assigned-gpus\":\"0,1,2,3\"}},"
+		"\"spec\":{\"schedulerName\":\"kerf\",\"nodeName\":\"gpu-1\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"4\"}}}]},"
+		"\"status\":{\"phase\":\"Running\"}},"
+		"{\"metadata\":{\"name\":\"g-1\",\"namespace\":\"team-a\",\"uid\":\"uid-g1\",\"resourceVersion\":\"21\","
+		"\"creationTimestamp\":\"2026-12-02T18:31:53Z\",\"labels\":{\"kerf.io/gang\":\"g\"},\"annotations\":{\"kerf.io/gang-size\":\"2\"}},"
+		"\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"4\"}}}]},"
+		"\"status\":{\"phase\":\"Pending\"}}]}";
+	static const char *unavailable =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"the server is currently unable to handle the request\",\"reason\":\"ServiceUnavailable\",\"code\":503}";
+	static const char *evicted =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
+	static const char *path = "/api/v1/namespaces/team-a/pods/g-0/eviction";
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
+	script_empty_lists(f);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, partial), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 503, unavailable), 0);
+	/* the second attempt: no answer at all (nothing scripted for it) */
+	c = started(&o);
+	for (int i = 0; i < 4; i++) {
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/eviction"), 1);
+	assert_int_equal(kerf_world_stats(kerf_controller_world(c))->nr_plans_undone, 1);
+	/* not at once */
+	kerf_controller_step(c, now + 500);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/eviction"), 1);
+	/* asked again after its pause (503: 2 s), then again (no answer) */
+	kerf_controller_step(c, now + 2500);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/eviction"), 2);
+	kerf_kube_fake_poll(f);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 201, evicted), 0);
+	kerf_controller_step(c, now + 5000);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/eviction"), 3);
+	kerf_kube_fake_poll(f);
+	/* answered: nothing more is sent */
+	kerf_controller_step(c, now + 60000);
+	assert_int_equal(count_calls(f, "POST", "/pods/g-0/eviction"), 3);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_tenant_before_its_nodes),
 		cmocka_unit_test(test_failed_binding_sent_again),
 		cmocka_unit_test(test_binding_given_up),
+		cmocka_unit_test(test_failed_eviction_sent_again),
 		cmocka_unit_test(test_waits_for_the_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
