@@ -78,14 +78,20 @@ static void script_empty_lists(struct kerf_kube_fake *f)
 		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
 }
 
-static void script_lists(struct kerf_kube_fake *f)
+/* The lists of nodes, namespaces, tenants, none, and the pods pod_list. */
+static void script_lists_with(struct kerf_kube_fake *f, const char *pod_list)
 {
-	make_pods();
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
 	script_empty_lists(f);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pod_list), 0);
+}
+
+static void script_lists(struct kerf_kube_fake *f)
+{
+	make_pods();
+	script_lists_with(f, pods);
 }
 
 static size_t count_calls(struct kerf_kube_fake *f, const char *method,
@@ -479,11 +485,7 @@ static void test_binding_given_up(void **state)
 	(void)state;
 	kerf_kube_fake_ops(f, &ops);
 	o.ops = &ops;
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
-	script_empty_lists(f);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, solo), 0);
+	script_lists_with(f, solo);
 	c = started(&o);
 	for (int i = 0; i < 200 && !kerf_controller_stats(c)->binds_given_up; i++) {
 		now += 500;
@@ -534,11 +536,7 @@ static void test_failed_eviction_sent_again(void **state)
 	(void)state;
 	kerf_kube_fake_ops(f, &ops);
 	o.ops = &ops;
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, tenants), 0);
-	script_empty_lists(f);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, partial), 0);
+	script_lists_with(f, partial);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 503, unavailable), 0);
 	/* the second attempt: no answer at all (nothing scripted for it) */
 	c = started(&o);
