@@ -6,7 +6,7 @@
 # KERF_SERVE_ARGS adds options to kerf serve (e.g. --max-in-flight 256).
 #
 # Starts kerf-testapi over TLS (certificates from tests/unit/kube_certs.sh),
-# installs the Tenant CRD (deploy/crds/, read with python3's yaml), starts
+# installs the Tenant and GPUPool CRDs (deploy/crds/, read with python3's yaml), starts
 # kerf serve, runs bench_k8s_bind --keep (N nodes of 8 GPUs, or more up to
 # 16 so that every pod fits; M one-GPU pods for kerf, every pod bound),
 # waits for kerf serve to settle, and prints one JSON line: nodes, pods, peak_rss_mib (VmHWM of kerf serve: the whole run,
@@ -53,11 +53,13 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 server=$(sed -n 's/^ *server: *//p' "$dir/kc.yaml")
-python3 -c 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
-	deploy/crds/tenants.kerf.io.yaml > "$dir/crd.json"
-curl -fsS --cacert "$dir/ca.crt" -H "Authorization: Bearer kerf-mem-token" \
-	-H 'Content-Type: application/json' --data-binary @"$dir/crd.json" \
-	"$server/apis/apiextensions.k8s.io/v1/customresourcedefinitions" >/dev/null
+for crd in tenants gpupools; do
+	python3 -c 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
+		"deploy/crds/$crd.kerf.io.yaml" > "$dir/crd.json"
+	curl -fsS --cacert "$dir/ca.crt" -H "Authorization: Bearer kerf-mem-token" \
+		-H 'Content-Type: application/json' --data-binary @"$dir/crd.json" \
+		"$server/apis/apiextensions.k8s.io/v1/customresourcedefinitions" >/dev/null
+done
 "$build/kerf" serve --kubeconfig "$dir/kc.yaml" --qps 100000 --burst 100000 \
 	--metrics-addr '' ${KERF_SERVE_ARGS:-} 2>"$dir/serve.log" &
 kerf_pid=$!

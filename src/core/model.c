@@ -56,6 +56,13 @@ int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name)
 int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 		       int32_t gpu_mem_mib, struct kerf_err *err)
 {
+	return kerf_cluster_model_hw(c, name, name, gpu_mem_mib, err);
+}
+
+int kerf_cluster_model_hw(struct kerf_cluster *c, const char *name,
+			  const char *hw, int32_t gpu_mem_mib,
+			  struct kerf_err *err)
+{
 	int i = kerf_cluster_find_model(c, name);
 	size_t len = strlen(name);
 
@@ -75,7 +82,7 @@ int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 				    name, KERF_MAX_MODELS);
 	memcpy(c->models[c->nr_models].name, name, len + 1);
 	c->models[c->nr_models].mem_mib = gpu_mem_mib;
-	c->models[c->nr_models].mig = kerf_mig_model_find(name);
+	c->models[c->nr_models].mig = kerf_mig_model_find(hw);
 	return (int)c->nr_models++;
 }
 

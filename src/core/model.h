@@ -230,6 +230,15 @@ void kerf_cluster_release(struct kerf_cluster *c);
 int kerf_cluster_model(struct kerf_cluster *c, const char *name,
 		       int32_t gpu_mem_mib, struct kerf_err *err);
 
+/*
+ * The same for a flavor called name whose GPUs are of hardware model hw
+ * (a GPUPool: its name and gpuModel): the MIG geometry is hw's.  A model
+ * first added with another hardware name keeps it.
+ */
+int kerf_cluster_model_hw(struct kerf_cluster *c, const char *name,
+			  const char *hw, int32_t gpu_mem_mib,
+			  struct kerf_err *err);
+
 /* Index of an existing model, or -KERF_ENOTFOUND. */
 int kerf_cluster_find_model(const struct kerf_cluster *c, const char *name);
 

@@ -257,6 +257,10 @@ int kerf_state_node_remove(struct kerf_state *st, uint32_t slot,
 int kerf_state_model(struct kerf_state *st, const char *name,
 		     int32_t gpu_mem_mib, struct kerf_err *err);
 
+/* The same for a flavor of hardware model hw (kerf_cluster_model_hw). */
+int kerf_state_model_hw(struct kerf_state *st, const char *name, const char *hw,
+			int32_t gpu_mem_mib, struct kerf_err *err);
+
 /* --- tenants --------------------------------------------------------- */
 
 /*

@@ -170,8 +170,14 @@ int kerf_state_node_remove(struct kerf_state *st, uint32_t slot,
 int kerf_state_model(struct kerf_state *st, const char *name,
 		     int32_t gpu_mem_mib, struct kerf_err *err)
 {
+	return kerf_state_model_hw(st, name, name, gpu_mem_mib, err);
+}
+
+int kerf_state_model_hw(struct kerf_state *st, const char *name, const char *hw,
+			int32_t gpu_mem_mib, struct kerf_err *err)
+{
 	struct kerf_tenants *tt = &st->tenants;
-	int m = kerf_cluster_model(&st->cluster, name, gpu_mem_mib, err);
+	int m = kerf_cluster_model_hw(&st->cluster, name, hw, gpu_mem_mib, err);
 	int r;
 
 	if (m < 0)

@@ -19,12 +19,13 @@
 #include "kobj/time.h"
 #include "kube/informer.h"
 #include "serve/crash.h"
+#include "serve/pool_status.h"
 #include "serve/tenant_status.h"
 #include "serve/tenants.h"
 
 /* Pods last: every other cache is synced before the first pod is read. */
 enum { INF_NODES, INF_NAMESPACES, INF_TENANTS, INF_PRIORITY_CLASSES, INF_PDBS,
-       INF_PODS, NR_INF };
+       INF_GPUPOOLS, INF_PODS, NR_INF };
 
 enum { MAX_RETRIES = 4096 };
 
@@ -452,6 +453,57 @@ static void tenant_update(void *arg, const char *key, void *old_obj, void *new_o
 {
 	(void)old_obj;
 	tenant_set(arg, key, new_obj);
+}
+
+/* GPUPools: each a flavor of the nodes it selects (serve/world_pool.c). */
+static void *pool_decode(void *arg, const json_t *obj)
+{
+	struct kerf_controller *c = arg;
+	struct kerf_kobj_gpupool *p = malloc(sizeof(*p));
+	struct kerf_err err = { 0 };
+
+	if (p && kerf_kobj_gpupool_decode(obj, p, &err) == 0)
+		return p;
+	c->st.objects_refused++;
+	note_error(c, "gpu pool", p ? err.msg : "out of memory");
+	free(p);
+	return NULL;
+}
+
+/* Pool name set to p, or deleted (p NULL). */
+static void pool_apply(struct kerf_controller *c, const char *name,
+		       const struct kerf_kobj_gpupool *p)
+{
+	struct kerf_err err = { 0 };
+	size_t models = kerf_world_state(c->w)->cluster.nr_models;
+	int rc = p ? kerf_world_pool_set(c->w, p, c->now_ms, &err)
+		   : kerf_world_pool_delete(c->w, name, c->now_ms, &err);
+
+	c->dirty = true;
+	if (rc < 0) {
+		c->st.world_errors++;
+		note_error(c, "gpu pool", err.msg);
+	}
+	/* a new flavor: the Tenants' quotas for it can be resolved now */
+	if (kerf_world_state(c->w)->cluster.nr_models > models)
+		tenants_again(c);
+}
+
+static void pool_set(void *arg, const char *key, void *obj)
+{
+	pool_apply(arg, key, obj);
+}
+
+static void pool_update(void *arg, const char *key, void *old_obj, void *new_obj)
+{
+	(void)old_obj;
+	pool_set(arg, key, new_obj);
+}
+
+static void pool_delete(void *arg, const char *key, void *old_obj)
+{
+	(void)old_obj;
+	pool_apply(arg, key, NULL);
 }
 
 /* PriorityClasses and PodDisruptionBudgets: kept, read when needed. */
@@ -1159,6 +1211,8 @@ static const struct {
 				   changed },
 	[INF_PDBS] = { "/apis/policy/v1/poddisruptionbudgets", pdb_decode,
 		       pdb_free, changed, changed_update, changed },
+	[INF_GPUPOOLS] = { "/apis/kerf.io/v1alpha1/gpupools", pool_decode,
+			   plain_free, pool_set, pool_update, pool_delete },
 	[INF_PODS] = { "/api/v1/pods", pod_decode, pod_free, pod_set,
 		       pod_update, pod_delete },
 };
@@ -1295,8 +1349,9 @@ void kerf_controller_waiting(const struct kerf_controller *c, char *out,
 		s = kerf_informer_stats(c->inf[k]);
 		rc = kerf_buf_addf(&b, "%s%s%s%s%s", b.len ? "; " : "", kinds[k].path,
 				   s->last_error[0] ? ": " : "", s->last_error,
-				   k == INF_TENANTS && strstr(s->last_error, "404")
-					   ? " (is the Tenant CRD installed? kubectl apply -k deploy/)"
+				   (k == INF_TENANTS || k == INF_GPUPOOLS) &&
+						   strstr(s->last_error, "404")
+					   ? " (are kerf's CRDs installed? kubectl apply -k deploy/)"
 					   : "");
 	}
 	if (size) {
@@ -1460,6 +1515,43 @@ static void tenants_restore(struct kerf_controller *c)
 }
 
 /* Each Tenant's status, where it changed, every status interval. */
+/*
+ * Send body (taken) as the merge patch of the /status of kerf.io resource
+ * plural/name, unless it is what was sent last; false when out of memory.
+ */
+static bool status_send(struct kerf_controller *c, const char *plural,
+			const char *name, char *body)
+{
+	struct kerf_kreq r = { .method = "PATCH", .body = body,
+			       .content_type = "application/merge-patch+json" };
+	uint64_t *sent, h = kerf_hash_str(body);
+	char key[320];
+
+	snprintf(key, sizeof(key), "%s/%s", plural, name);
+	sent = kerf_map_get_str(&c->status_sent, key);
+	if (sent && *sent == h) {
+		kerf_kreq_release(&r);
+		return true;
+	}
+	if (!sent) {
+		char *k = malloc(sizeof(uint64_t) + strlen(key) + 1);
+
+		if (!k || kerf_map_put_str(&c->status_sent, strcpy(k + sizeof(uint64_t), key),
+					   k) < 0) {
+			free(k);
+			kerf_kreq_release(&r);
+			return false;
+		}
+		sent = (uint64_t *)(void *)k;
+	}
+	*sent = h;
+	snprintf(r.path, sizeof(r.path), "/apis/kerf.io/v1alpha1/%s/%s/status", plural, name);
+	c->st.tenant_status_sent++;
+	send(c, &r, SENT_TENANT_STATUS, NULL, name, KERF_KUBE_REQ_RETRYABLE, NULL, 0);
+	return true;
+}
+
+/* Every Tenant's and GPUPool's status, each when it changed, at most every status_ms. */
 static void tenants_write(struct kerf_controller *c, int64_t now_ms)
 {
 	const struct kerf_state *st = kerf_world_state(c->w);
@@ -1470,40 +1562,28 @@ static void tenants_write(struct kerf_controller *c, int64_t now_ms)
 	for (size_t i = 0; i < kerf_informer_size(c->inf[INF_TENANTS]); i++) {
 		const char *key;
 		const struct kerf_ctenant *ct = kerf_informer_at(c->inf[INF_TENANTS], i, &key);
-		struct kerf_kreq r = { .method = "PATCH",
-				       .content_type = "application/merge-patch+json" };
-		uint64_t *sent, h;
+		char *body = NULL;
 
 		if (!ct)
 			continue;
-		if (kerf_ctenant_status_patch(st, ct, &r.body) < 0) {
+		if (kerf_ctenant_status_patch(st, ct, &body) < 0 ||
+		    (body && !status_send(c, "tenants", key, body))) {
 			note_error(c, "tenant status", "out of memory");
 			return;
 		}
-		if (!r.body)
-			continue;
-		h = kerf_hash_str(r.body);
-		sent = kerf_map_get_str(&c->status_sent, key);
-		if (sent && *sent == h) {
-			kerf_kreq_release(&r);
-			continue;
-		}
-		if (!sent) {
-			char *k = malloc(sizeof(uint64_t) + strlen(key) + 1);
+	}
+	for (size_t i = 0; i < kerf_informer_size(c->inf[INF_GPUPOOLS]); i++) {
+		const char *key;
+		const struct kerf_kobj_gpupool *p = kerf_informer_at(c->inf[INF_GPUPOOLS], i, &key);
+		char *body = NULL;
 
-			if (!k || kerf_map_put_str(&c->status_sent, strcpy(k + sizeof(uint64_t), key),
-						   k) < 0) {
-				free(k);
-				kerf_kreq_release(&r);
-				note_error(c, "tenant status", "out of memory");
-				return;
-			}
-			sent = (uint64_t *)(void *)k;
+		if (!p)
+			continue;
+		if (kerf_pool_status_patch(c->w, p, &body) < 0 ||
+		    !status_send(c, "gpupools", key, body)) {
+			note_error(c, "gpu pool status", "out of memory");
+			return;
 		}
-		*sent = h;
-		snprintf(r.path, sizeof(r.path), "/apis/kerf.io/v1alpha1/tenants/%s/status", key);
-		c->st.tenant_status_sent++;
-		send(c, &r, SENT_TENANT_STATUS, NULL, key, KERF_KUBE_REQ_RETRYABLE, NULL, 0);
 	}
 }
 

@@ -509,6 +509,7 @@ void kerf_world_free(struct kerf_world *w)
 	kerf_map_release(&w->pods);
 	kerf_map_release(&w->groups);
 	kerf_map_release(&w->by_id);
+	free(w->pools);
 	kerf_map_release(&w->nodes);
 	kerf_map_release(&w->ns);
 	kerf_map_release(&w->domains);
@@ -545,6 +546,10 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 
 	if (now_ms > w->now_ms)
 		w->now_ms = now_ms;
+	/* a flavor change that waited for a busy node */
+	rc = kerf_world_reflavor_due(w, now_ms, err);
+	if (rc < 0)
+		return rc;
 	/*
 	 * Bound pods not counted yet: their node may be there, room free;
 	 * by now every member of a gang has been sent (a gang still only

@@ -38,6 +38,7 @@
 #include "base/err.h"
 #include "core/priority.h"
 #include "core/state.h"
+#include "kobj/gpupool.h"
 #include "kobj/node.h"
 #include "kobj/pod.h"
 
@@ -121,6 +122,29 @@ int kerf_world_node_set(struct kerf_world *w, struct kerf_knode *n,
 			int64_t now_ms, struct kerf_err *err);
 int kerf_world_node_delete(struct kerf_world *w, const char *name,
 			   int64_t now_ms, struct kerf_err *err);
+
+/*
+ * A GPUPool was added or changed (copied), or deleted: the nodes it
+ * selects are of its flavor (serve/world_pool.c), every node is set
+ * again.  A busy node keeps its flavor until idle, tried again every
+ * 10 s at the cycle.
+ */
+int kerf_world_pool_set(struct kerf_world *w, const struct kerf_kobj_gpupool *p,
+			int64_t now_ms, struct kerf_err *err);
+int kerf_world_pool_delete(struct kerf_world *w, const char *name, int64_t now_ms,
+			   struct kerf_err *err);
+
+/* Flavor changes that waited for busy nodes, tried when due. */
+int kerf_world_reflavor_due(struct kerf_world *w, int64_t now_ms, struct kerf_err *err);
+
+/* What the nodes of pool name hold (the GPUPool's status). */
+struct kerf_world_pool_usage {
+	uint32_t nodes;
+	uint32_t gpus;
+	int64_t allocated_milli;        /* GPU milli held by what runs there */
+};
+void kerf_world_pool_usage(const struct kerf_world *w, const char *name,
+			   struct kerf_world_pool_usage *out);
 
 /* Namespace ns joined tenant (NULL: none). */
 int kerf_world_namespace_set(struct kerf_world *w, const char *ns,

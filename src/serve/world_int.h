@@ -118,7 +118,28 @@ struct kerf_world {
 	bool term_resync;              /* resubmitting after new terms */
 	int64_t now_ms;                /* the latest time a call gave */
 	struct kerf_world_stats stats;
+	/* GPUPools (world_pool.c), in name order */
+	struct kerf_kobj_gpupool *pools;
+	size_t nr_pools;
+	bool flavor_waits;             /* a busy node keeps an old flavor */
+	int64_t flavor_tried_ms;
 };
+
+/* --- world_pool.c ------------------------------------------------------ */
+
+/* The pool that selects n (the first by name), or NULL. */
+const struct kerf_kobj_gpupool *kerf_world_pool_of(const struct kerf_world *w,
+						   const struct kerf_knode *n);
+
+/*
+ * The core's model (flavor) of node n: its pool's, else its product
+ * label's; a busy node keeps the one it has (flavor_waits).
+ */
+int kerf_world_node_model(struct kerf_world *w, const struct kerf_knode *n,
+			  struct kerf_err *err);
+
+/* Every node set again for its flavor as the pools say now. */
+int kerf_world_reflavor(struct kerf_world *w, int64_t now_ms, struct kerf_err *err);
 
 /* --- world_pod.c ------------------------------------------------------- */
 

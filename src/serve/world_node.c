@@ -179,9 +179,8 @@ int kerf_world_node_set(struct kerf_world *w, struct kerf_knode *n,
 				  kerf_escape(shown, sizeof(shown), n->name), n->mig_gpus,
 				  n->nr_gpus);
 	if (rc == 0 && n->nr_gpus > 0) {
-		/* a node without the product label is invalid, so cordoned */
-		model = kerf_state_model(&w->st, n->gpu_model ? n->gpu_model : "unknown",
-					 n->gpu_mem_mib, err);
+		/* its GPUPool's flavor, else its product label's */
+		model = kerf_world_node_model(w, n, err);
 		rc = model < 0 ? model : 0;
 	}
 	if (rc == 0 && n->nvlink_domain)

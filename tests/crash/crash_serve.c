@@ -653,7 +653,7 @@ int main(int argc, char **argv)
 	printf("# logs in %s\n", tmp);
 
 	/* the cluster: the CRD, a tenant, its namespace, two 8-GPU nodes */
-	e2e_check(e2e_crd(), "the Tenant CRD installed");
+	e2e_check(e2e_crd(), "kerf's CRDs installed (Tenant, GPUPool)");
 	e2e_post("/apis/kerf.io/v1alpha1/tenants",
 		 "{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"kerf-crash-a\"},\"spec\":{\"weight\":1}}");
 	e2e_post("/api/v1/namespaces",

@@ -2,6 +2,7 @@
  * e2e_api: see e2e_api.h.
  */
 #include "e2e_api.h"
+#include "e2e_crds.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,12 +19,6 @@ struct kerf_kube_ops e2e_ops;
 void (*e2e_step)(void);
 static struct kerf_kube_config cfg;
 
-const char e2e_tenant_crd[] =
-	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
-	"\"metadata\":{\"name\":\"tenants.kerf.io\"},\"spec\":{\"group\":\"kerf.io\",\"scope\":\"Cluster\","
-	"\"names\":{\"plural\":\"tenants\",\"singular\":\"tenant\",\"kind\":\"Tenant\",\"listKind\":\"TenantList\"},"
-	"\"versions\":[{\"name\":\"v1alpha1\",\"served\":true,\"storage\":true,\"subresources\":{\"status\":{}},"
-	"\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
 
 int64_t e2e_wall_ms(void)
 {
@@ -110,21 +105,25 @@ long e2e_post(const char *path, const char *fmt, ...)
 
 bool e2e_crd(void)
 {
-	long rc = e2e_post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-			   "%s", e2e_tenant_crd);
+	for (size_t k = 0; k < sizeof(e2e_crds) / sizeof(e2e_crds[0]); k++) {
+		long rc = e2e_post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+				   "%s", e2e_crds[k].json);
+		bool up = false;
 
-	if (rc != 201 && rc != 409)
-		return false;
-	for (int i = 0; i < 50; i++) {
-		json_t *l = NULL;
-		long st = e2e_api("GET", "/apis/kerf.io/v1alpha1/tenants", NULL, NULL, &l);
+		if (rc != 201 && rc != 409)
+			return false;
+		for (int i = 0; i < 50 && !up; i++) {
+			json_t *l = NULL;
 
-		json_decref(l);
-		if (st == 200)
-			return true;
-		e2e_sleep_ms(100);
+			up = e2e_api("GET", e2e_crds[k].list_path, NULL, NULL, &l) == 200;
+			json_decref(l);
+			if (!up)
+				e2e_sleep_ms(100);
+		}
+		if (!up)
+			return false;
 	}
-	return false;
+	return true;
 }
 
 void e2e_node(const char *name, int gpus)

@@ -24,8 +24,6 @@ extern struct kerf_kube_ops e2e_ops;
 /* Called at every turn before the client's poll (kerf serve in process). */
 extern void (*e2e_step)(void);
 
-extern const char e2e_tenant_crd[];
-
 int64_t e2e_wall_ms(void);
 void e2e_sleep_ms(int ms);
 

@@ -2,6 +2,7 @@
  * e2e_lib: see e2e_lib.h.
  */
 #include "e2e_lib.h"
+#include "e2e_crds.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,27 +81,23 @@ long e2e_post(const char *path, const char *fmt, ...)
 	return e2e_api("POST", path, "application/json", body, NULL);
 }
 
-static const char tenant_crd[] =
-	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
-	"\"metadata\":{\"name\":\"tenants.kerf.io\"},\"spec\":{\"group\":\"kerf.io\",\"scope\":\"Cluster\","
-	"\"names\":{\"plural\":\"tenants\",\"singular\":\"tenant\",\"kind\":\"Tenant\",\"listKind\":\"TenantList\"},"
-	"\"versions\":[{\"name\":\"v1alpha1\",\"served\":true,\"storage\":true,\"subresources\":{\"status\":{}},"
-	"\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
-
 void e2e_install_crd(void)
 {
-	int rc = (int)e2e_post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-			       "%s", tenant_crd);
+	for (size_t k = 0; k < sizeof(e2e_crds) / sizeof(e2e_crds[0]); k++) {
+		int rc = (int)e2e_post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+				       "%s", e2e_crds[k].json);
 
-	e2e_check(rc == 201 || rc == 409, "the Tenant CRD installed");
-	for (int i = 0; i < 50; i++) {
-		json_t *l = NULL;
-		long st = e2e_api("GET", "/apis/kerf.io/v1alpha1/tenants", NULL, NULL, &l);
+		e2e_check(rc == 201 || rc == 409, k ? "the GPUPool CRD installed"
+						   : "the Tenant CRD installed");
+		for (int i = 0; i < 50; i++) {
+			json_t *l = NULL;
+			long st = e2e_api("GET", e2e_crds[k].list_path, NULL, NULL, &l);
 
-		json_decref(l);
-		if (st == 200)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+			json_decref(l);
+			if (st == 200)
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+		}
 	}
 }
 

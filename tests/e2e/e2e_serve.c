@@ -424,13 +424,66 @@ int main(int argc, char **argv)
 	       kerf_controller_stats(e2e.ctl)->last_error);
 	e2e_check(kerf_controller_stats(e2e.ctl)->tenants_restored >= 2,
 	      "the restarted kerf serve restored the tenants' history from their status");
+
+	/*
+	 * 8. a GPUPool is a flavor: the node it selects is of it, and a
+	 * Tenant's quota for it holds there (a gang of 2 x 2 GPUs over a
+	 * nominal of 2 waits, a pod of 2 runs).
+	 */
+	{
+		const char *ns_c = "kerf-e2e-c", *sel = "\"kerf.io/e2e-pool\":\"p5\"";
+
+		e2e_node("kerf-e2e-node-5", 8, sel);
+		e2e_post("/apis/kerf.io/v1alpha1/gpupools",
+			 "{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"GPUPool\",\"metadata\":{\"name\":\"kerf-e2e-pool\"},"
+			 "\"spec\":{\"gpuModel\":\"H100-80GB\",\"nodeSelector\":{\"matchLabels\":{%s}}}}", sel);
+		e2e_post("/apis/kerf.io/v1alpha1/tenants",
+			 "{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"kerf-e2e-c\"},"
+			 "\"spec\":{\"weight\":1,\"quotas\":[{\"flavor\":\"kerf-e2e-pool\",\"nominal\":\"2\",\"borrowingLimit\":\"0\"},"
+			 "{\"flavor\":\"nvidia-h100-80gb-hbm3\",\"nominal\":\"0\",\"borrowingLimit\":\"0\"}]}}");
+		e2e_post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":{\"kerf.io/tenant\":\"kerf-e2e-c\"}}}", ns_c);
+		e2e_pod(ns_c, "c-small", NULL, 0, 2, "kerf", sel);
+		e2e_pod(ns_c, "c-big-0", "c-big", 2, 2, "kerf", sel);
+		e2e_pod(ns_c, "c-big-1", "c-big", 2, 2, "kerf", sel);
+		e2e_run_until(bound_is, &(struct want){ ns_c, "c-small", 1, 1 }, 10000);
+		e2e_pod_state(ns_c, "c-small", node_name, sizeof(node_name), msg, sizeof(msg));
+		/* no quota on the product label's flavor: only the pool's lets it run */
+		e2e_check(!strcmp(node_name, "kerf-e2e-node-5"), "a pod of a GPUPool's flavor within its tenant's quota for it: bound");
+		e2e_run_until(says, &(struct says_arg){ ns_c, "c-big-0", "over its limit" }, 5000);
+		e2e_pod_state(ns_c, "c-big-0", node_name, sizeof(node_name), msg, sizeof(msg));
+		e2e_check(!node_name[0] && strstr(msg, "over its limit"),
+			  "4 more GPUs of the GPUPool's flavor over a nominal of 2: pending, said why");
+		if (msg[0])
+			printf("# c-big: %s\n", msg);
+		/* the pool's status: its node, its GPUs, the 2 held */
+		{
+			json_t *p = NULL, *st;
+			bool shown = false;
+
+			for (int i = 0; i < 100 && !shown; i++) {
+				json_decref(p);
+				p = NULL;
+				e2e_turn(50);
+				if (e2e_api("GET", "/apis/kerf.io/v1alpha1/gpupools/kerf-e2e-pool", NULL, NULL, &p) != 200)
+					continue;
+				st = json_object_get(p, "status");
+				shown = json_integer_value(json_object_get(st, "nodes")) == 1 &&
+					json_integer_value(json_object_get(st, "gpus")) == 8 &&
+					!strcmp(json_string_value(json_object_get(st, "allocated")) ?: "", "2");
+			}
+			e2e_check(shown, "the GPUPool's status: 1 node, 8 GPUs, 2 allocated");
+			json_decref(p);
+		}
+	}
 	e2e_controller_stop();
 
 	/* clean up what the suite made (a real cluster keeps it otherwise) */
 	e2e_api("DELETE", "/api/v1/namespaces/kerf-e2e-a", NULL, NULL, NULL);
 	e2e_api("DELETE", "/api/v1/namespaces/kerf-e2e-b", NULL, NULL, NULL);
+	e2e_api("DELETE", "/api/v1/namespaces/kerf-e2e-c", NULL, NULL, NULL);
+	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/gpupools/kerf-e2e-pool", NULL, NULL, NULL);
 	e2e_api("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/kerf-e2e-normal", NULL, NULL, NULL);
-	for (int i = 1; i <= 4; i++) {
+	for (int i = 1; i <= 5; i++) {
 		char path[128];
 
 		snprintf(path, sizeof(path), "/api/v1/nodes/kerf-e2e-node-%d", i);
@@ -438,6 +491,7 @@ int main(int argc, char **argv)
 	}
 	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/tenants/kerf-e2e-a", NULL, NULL, NULL);
 	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/tenants/kerf-e2e-b", NULL, NULL, NULL);
+	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/tenants/kerf-e2e-c", NULL, NULL, NULL);
 	e2e_teardown();
 	return e2e_done();
 }

@@ -84,9 +84,11 @@ struct fixture {
 };
 
 /* A controller that listed everything and ran one cycle. */
-/* The PriorityClasses and PodDisruptionBudgets: none. */
+/* The PriorityClasses, PodDisruptionBudgets and GPUPools: none. */
 static void script_empty_lists(struct kerf_kube_fake *f)
 {
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/gpupools", 200,
+		"{\"kind\":\"GPUPoolList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", 200,
 		"{\"kind\":\"PriorityClassList\",\"apiVersion\":\"scheduling.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/policy/v1/poddisruptionbudgets", 200,

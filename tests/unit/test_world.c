@@ -1252,13 +1252,104 @@ static void test_property(void **state)
 	(void)state;
 	for (int s = 1; s <= runs; s++)
 		prop_run((uint64_t)s);
-	print_message("%d seeds: %" PRIu64 " binds (%" PRIu64 " of gang pods), %" PRIu64 " preemption requests, %" PRIu64 " evictions\n",
+	print_message("# %d seeds: %" PRIu64 " binds (%" PRIu64 " of gang pods), %" PRIu64 " preemption requests, %" PRIu64 " evictions\n",
 		      runs, nr_binds, nr_gang_binds, nr_preempts, nr_evicts);
+}
+
+static void pool(struct kerf_world *w, const char *name, const char *sel_key,
+		 const char *sel_value, int64_t now)
+{
+	char text[512];
+	struct kerf_kobj_gpupool p;
+	struct kerf_err err = { 0 };
+	json_t *j;
+
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"gpuModel\":\"H100-80GB\","
+		 "\"nodeSelector\":{\"matchLabels\":{\"%s\":\"%s\"}}}}", name, sel_key, sel_value);
+	j = parse(text);
+	if (kerf_kobj_gpupool_decode(j, &p, &err) < 0)
+		fail_msg("pool decode: %s", err.msg);
+	json_decref(j);
+	if (kerf_world_pool_set(w, &p, now, &err) < 0)
+		fail_msg("pool set: %s", err.msg);
+	state_ok(w);
+}
+
+static const char *flavor_of(const struct kerf_world *w, const char *node)
+{
+	const struct kerf_cluster *c = &kerf_world_state(w)->cluster;
+	int slot = kerf_cluster_find_node(c, node);
+
+	assert_true(slot >= 0);
+	return c->models[c->nodes[slot].model].name;
+}
+
+/*
+ * GPUPools: a node a pool selects is of the pool's flavor (the first pool
+ * by name when several select it), with the MIG geometry of its gpuModel;
+ * the others keep their product label's.  A busy node keeps its flavor
+ * until idle (nothing running there is evicted for a pool), then takes
+ * the new one at a cycle 10 s on.  A pool deleted gives its nodes back.
+ */
+static void test_gpupool_flavors(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_actions a;
+	struct kerf_world_pool_usage u;
+	struct kerf_err err = { 0 };
+	struct ps p = { .ns = "team-a", .name = "run", .gpus = 2,
+			.node = "b", .phase = "Running",
+			.ann = "\"kerf.io/assigned-gpus\":\"0,1\"" };
+
+	(void)state;
+	kerf_actions_init(&a);
+	tenant(w, "team-a", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "team-a", "team-a", &err), 0);
+	node_set(w, "a", 8, "\"kerf.io/pool\":\"fast\"", NULL, T0);
+	node_set(w, "b", 8, NULL, NULL, T0);
+	assert_string_equal(flavor_of(w, "a"), "NVIDIA-H100-80GB-HBM3");
+	pod_set(w, &p, T0);
+	cycle(w, T0, &a);
+	pool(w, "fast", "kerf.io/pool", "fast", T0 + 1000);
+	assert_string_equal(flavor_of(w, "a"), "fast");
+	assert_string_equal(flavor_of(w, "b"), "NVIDIA-H100-80GB-HBM3");
+	assert_non_null(kerf_world_state(w)->cluster.models[kerf_cluster_find_model(
+		&kerf_world_state(w)->cluster, "fast")].mig);
+	kerf_world_pool_usage(w, "fast", &u);
+	assert_int_equal(u.nodes, 1);
+	assert_int_equal(u.gpus, 8);
+	assert_int_equal(u.allocated_milli, 0);
+	/* a pool of every H100: a stays fast (first by name), b is busy */
+	pool(w, "rest", "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", T0 + 2000);
+	assert_string_equal(flavor_of(w, "a"), "fast");
+	assert_string_equal(flavor_of(w, "b"), "NVIDIA-H100-80GB-HBM3");
+	assert_int_equal(count(&a, KERF_ACT_EVICT, NULL), 0);
+	kerf_world_pool_usage(w, "rest", &u);
+	assert_int_equal(u.nodes, 0);
+	/* idle: it takes its pool's flavor at a cycle 10 s on */
+	pod_del(w, "team-a", "run", T0 + 3000);
+	cycle(w, T0 + 5000, &a);
+	assert_string_equal(flavor_of(w, "b"), "NVIDIA-H100-80GB-HBM3");
+	cycle(w, T0 + 13000, &a);
+	assert_string_equal(flavor_of(w, "b"), "rest");
+	kerf_world_pool_usage(w, "rest", &u);
+	assert_int_equal(u.nodes, 1);
+	/* fast deleted: a is of the other pool that selects it */
+	assert_int_equal(kerf_world_pool_delete(w, "fast", T0 + 14000, &err), 0);
+	state_ok(w);
+	assert_string_equal(flavor_of(w, "a"), "rest");
+	kerf_world_pool_usage(w, "rest", &u);
+	assert_int_equal(u.nodes, 2);
+	assert_int_equal(u.gpus, 16);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpupool_flavors),
 		cmocka_unit_test(test_actions_clear),
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_gang_whole),
