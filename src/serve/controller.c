@@ -459,25 +459,25 @@ static void tenant_update(void *arg, const char *key, void *old_obj, void *new_o
 static void *pool_decode(void *arg, const json_t *obj)
 {
 	struct kerf_controller *c = arg;
-	struct kerf_kobj_gpupool *p = malloc(sizeof(*p));
 	struct kerf_err err = { 0 };
+	struct kerf_cpool *cp = kerf_cpool_decode(obj, &err);
 
-	if (p && kerf_kobj_gpupool_decode(obj, p, &err) == 0)
-		return p;
-	c->st.objects_refused++;
-	note_error(c, "gpu pool", p ? err.msg : "out of memory");
-	free(p);
-	return NULL;
+	/* a pool refused is kept, left out: its status says why */
+	if (!cp || !cp->accepted) {
+		c->st.objects_refused++;
+		note_error(c, "gpu pool", err.msg);
+	}
+	return cp;
 }
 
-/* Pool name set to p, or deleted (p NULL). */
+/* Pool name set to cp, or deleted (cp NULL or refused: left out). */
 static void pool_apply(struct kerf_controller *c, const char *name,
-		       const struct kerf_kobj_gpupool *p)
+		       const struct kerf_cpool *cp)
 {
 	struct kerf_err err = { 0 };
 	size_t models = kerf_world_state(c->w)->cluster.nr_models;
-	int rc = p ? kerf_world_pool_set(c->w, p, c->now_ms, &err)
-		   : kerf_world_pool_delete(c->w, name, c->now_ms, &err);
+	int rc = cp && cp->accepted ? kerf_world_pool_set(c->w, &cp->p, c->now_ms, &err)
+				    : kerf_world_pool_delete(c->w, name, c->now_ms, &err);
 
 	c->dirty = true;
 	if (rc < 0) {
@@ -1574,12 +1574,12 @@ static void tenants_write(struct kerf_controller *c, int64_t now_ms)
 	}
 	for (size_t i = 0; i < kerf_informer_size(c->inf[INF_GPUPOOLS]); i++) {
 		const char *key;
-		const struct kerf_kobj_gpupool *p = kerf_informer_at(c->inf[INF_GPUPOOLS], i, &key);
+		const struct kerf_cpool *cp = kerf_informer_at(c->inf[INF_GPUPOOLS], i, &key);
 		char *body = NULL;
 
-		if (!p)
+		if (!cp)
 			continue;
-		if (kerf_pool_status_patch(c->w, p, &body) < 0 ||
+		if (kerf_pool_status_patch(c->w, cp, now_ms, &body) < 0 ||
 		    !status_send(c, "gpupools", key, body)) {
 			note_error(c, "gpu pool status", "out of memory");
 			return;

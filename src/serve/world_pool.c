@@ -124,6 +124,9 @@ int kerf_world_pool_set(struct kerf_world *w, const struct kerf_kobj_gpupool *p,
 {
 	ptrdiff_t i = pool_index(w, p->name);
 
+	/* the same again (its status written, a relist): nothing to redo */
+	if (i >= 0 && !memcmp(&w->pools[i], p, sizeof(*p)))
+		return 0;
 	if (i < 0) {
 		struct kerf_kobj_gpupool *v = realloc(w->pools, (w->nr_pools + 1) * sizeof(*v));
 

@@ -469,9 +469,11 @@ int main(int argc, char **argv)
 				st = json_object_get(p, "status");
 				shown = json_integer_value(json_object_get(st, "nodes")) == 1 &&
 					json_integer_value(json_object_get(st, "gpus")) == 8 &&
-					!strcmp(json_string_value(json_object_get(st, "allocated")) ?: "", "2");
+					!strcmp(json_string_value(json_object_get(st, "allocated")) ?: "", "2") &&
+					!strcmp(json_string_value(json_object_get(json_array_get(
+						json_object_get(st, "conditions"), 0), "status")) ?: "", "True");
 			}
-			e2e_check(shown, "the GPUPool's status: 1 node, 8 GPUs, 2 allocated");
+			e2e_check(shown, "the GPUPool's status: Accepted, 1 node, 8 GPUs, 2 allocated");
 			json_decref(p);
 		}
 	}
