@@ -138,6 +138,21 @@ const struct kerf_kobj_gpupool *kerf_world_pool_of(const struct kerf_world *w,
 int kerf_world_node_model(struct kerf_world *w, const struct kerf_knode *n,
 			  struct kerf_err *err);
 
+/*
+ * A GPUPool's sharing (spec.sharing): a node of a pool that does not
+ * allow a way of sharing carries the term KERF_POOL_SHARING_TERM=way as
+ * a NoSchedule taint that only pods not using that way tolerate (their
+ * tolerations do not lift it).  "Fraction" stands for both MPS and
+ * time-slicing, for fractions that name neither.
+ */
+#define KERF_POOL_SHARING_TERM "kerf.io/pool-sharing"
+enum { KERF_POOL_SHARING_COUNT = 5 };
+const char *kerf_pool_sharing_name(int way);
+bool kerf_world_pool_refuses(const struct kerf_world *w,
+			     const struct kerf_knode *n, int way);
+/* Does pod p use way (a name of kerf_pool_sharing_name)? */
+bool kerf_pool_sharing_used(const struct kerf_kpod *p, const char *way);
+
 /* Every node set again for its flavor as the pools say now. */
 int kerf_world_reflavor(struct kerf_world *w, int64_t now_ms, struct kerf_err *err);
 

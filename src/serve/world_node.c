@@ -80,6 +80,23 @@ static int node_spec(struct kerf_world *w, const struct kerf_knode *n, int model
 		else
 			s->taints |= 1ull << bit;
 	}
+	/* the ways of sharing its GPUPool does not allow: terms no pod of
+	   that way tolerates (world_pool.c) */
+	for (int m = 0; m < KERF_POOL_SHARING_COUNT; m++) {
+		struct kerf_err e = { 0 };
+		int bit;
+
+		if (!kerf_world_pool_refuses(w, n, m))
+			continue;
+		bit = kerf_world_term(w, true, KERF_POOL_SHARING_TERM, kerf_pool_sharing_name(m),
+				      KERF_EFFECT_NO_SCHEDULE, taints_grew, &e);
+		if (bit == -KERF_ENOMEM)
+			return kerf_err_set(err, bit, "out of memory");
+		if (bit < 0)
+			cordon = true;
+		else
+			s->taints |= 1ull << bit;
+	}
 	for (size_t i = 0; i < w->st.cluster.nr_labels; i++) {
 		const char *v = kerf_knode_label(n, w->labels[i].key);
 

@@ -45,6 +45,12 @@ uint64_t kerf_world_tolerates(const struct kerf_world *w,
 	for (size_t i = 0; i < w->st.cluster.nr_taints; i++) {
 		const struct wterm *t = &w->taints[i];
 
+		/* a GPUPool's sharing: no toleration lifts it */
+		if (!strcmp(t->key, KERF_POOL_SHARING_TERM)) {
+			if (!kerf_pool_sharing_used(p, t->value))
+				mask |= 1ull << i;
+			continue;
+		}
 		for (uint16_t k = 0; k < p->nr_tolerations; k++)
 			if (kerf_toleration_matches(&p->tolerations[k], t->key,
 						    t->value, t->effect)) {

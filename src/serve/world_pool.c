@@ -52,6 +52,46 @@ const struct kerf_kobj_gpupool *kerf_world_pool_of(const struct kerf_world *w,
 	return NULL;
 }
 
+static const struct {
+	const char *name;
+	uint32_t need;           /* refused when none of these is allowed */
+} ways[KERF_POOL_SHARING_COUNT] = {
+	{ "Whole", KERF_KOBJ_SHARE_WHOLE },
+	{ "MIG", KERF_KOBJ_SHARE_MIG },
+	{ "MPS", KERF_KOBJ_SHARE_MPS },
+	{ "TimeSlice", KERF_KOBJ_SHARE_TIMESLICE },
+	{ "Fraction", KERF_KOBJ_SHARE_MPS | KERF_KOBJ_SHARE_TIMESLICE },
+};
+
+const char *kerf_pool_sharing_name(int way)
+{
+	return ways[way].name;
+}
+
+bool kerf_world_pool_refuses(const struct kerf_world *w,
+			     const struct kerf_knode *n, int way)
+{
+	const struct kerf_kobj_gpupool *p = kerf_world_pool_of(w, n);
+
+	return p && !(p->sharing & ways[way].need);
+}
+
+bool kerf_pool_sharing_used(const struct kerf_kpod *p, const char *way)
+{
+	const char *mine;
+
+	if (p->nr_gpus <= 0 && !p->mig_profile && !p->gpu_milli)
+		return false;
+	if (p->mig_profile)
+		mine = "MIG";
+	else if (p->gpu_milli > 0 && p->gpu_milli < KERF_GPU_MILLI)
+		mine = p->share == KERF_SHARE_MPS ? "MPS"
+		       : p->share == KERF_SHARE_TIMESLICE ? "TimeSlice" : "Fraction";
+	else
+		mine = "Whole";
+	return !strcmp(mine, way);
+}
+
 int kerf_world_node_model(struct kerf_world *w, const struct kerf_knode *n,
 			  struct kerf_err *err)
 {

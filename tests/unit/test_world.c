@@ -1346,10 +1346,45 @@ static void test_gpupool_flavors(void **state)
 	kerf_world_free(w);
 }
 
+/*
+ * A GPUPool's sharing: a pool that allows only whole GPUs (the default)
+ * keeps fractions and MIG pods off its nodes, whatever they tolerate;
+ * whole-GPU pods go there.
+ */
+static void test_gpupool_sharing(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_actions a;
+	struct kerf_err err = { 0 };
+	struct ps frac = { .ns = "team-a", .name = "frac", .milli = 500,
+			   .ann = "\"kerf.io/gpu-sharing\":\"mps\"",
+			   .spec = "\"tolerations\":[{\"operator\":\"Exists\"}]" };
+	struct ps whole = { .ns = "team-a", .name = "whole", .gpus = 8 };
+
+	(void)state;
+	kerf_actions_init(&a);
+	tenant(w, "team-a", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "team-a", "team-a", &err), 0);
+	/* a ranks first: without the pool the fraction would go there */
+	node_set(w, "a", 8, "\"kerf.io/pool\":\"whole\"", NULL, T0);
+	node_set(w, "b", 8, NULL, NULL, T0);
+	pool(w, "whole", "kerf.io/pool", "whole", T0);
+	pod_set(w, &frac, T0);
+	pod_set(w, &whole, T0);
+	cycle(w, T0, &a);
+	assert_non_null(find(&a, KERF_ACT_BIND, "frac"));
+	assert_string_equal(find(&a, KERF_ACT_BIND, "frac")->node, "b");
+	assert_non_null(find(&a, KERF_ACT_BIND, "whole"));
+	assert_string_equal(find(&a, KERF_ACT_BIND, "whole")->node, "a");
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpupool_flavors),
+		cmocka_unit_test(test_gpupool_sharing),
 		cmocka_unit_test(test_actions_clear),
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_gang_whole),
