@@ -110,6 +110,7 @@ struct kerf_kpod {
 					the pod as if it were absent */
 	uint16_t nr_selector;
 	uint16_t nr_tolerations;
+	uint32_t nr_labels;          /* of labels[] below (here: no hole) */
 	struct kerf_label *selector; /* spec.nodeSelector, in its order */
 	/*
 	 * Owned, or kerf_default_tolerations (shared, never freed) when the
@@ -120,7 +121,6 @@ struct kerf_kpod {
 	/* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):
 	   nr_labels pairs (key hash, key=value hash), owned */
 	uint64_t *labels;
-	uint32_t nr_labels;
 };
 
 /* not-ready and unreachable, Exists, NoExecute, in the admission's order. */
