@@ -636,7 +636,7 @@ static int finish_some(struct scenario *sc, unsigned nr, int64_t now_ms,
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < st->nr_wl; i++)
 		if (st->wl[i]->state == KERF_WL_RUNNING &&
-		    st->wl[i]->preempt_deadline_ms == 0)
+		    kerf_wl_pre(st->wl[i])->preempt_deadline_ms == 0)
 			ids[n++] = st->wl[i]->id;
 	kerf_rng_shuffle(&sc->rng, ids, n, sizeof(*ids));
 	for (size_t i = 0; i < n && i < nr && rc == 0; i++)

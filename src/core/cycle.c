@@ -101,8 +101,8 @@ static void hold_nominated(struct cycle_ctx *x)
 
 		if (w->state != KERF_WL_PENDING)
 			continue;
-		for (uint32_t k = 0; k < w->nr_nominated; k++) {
-			uint32_t n = w->nominated[k];
+		for (uint32_t k = 0; k < kerf_wl_pre(w)->nr_nominated; k++) {
+			uint32_t n = w->pre->nominated[k];
 
 			if (n >= st->cluster.nr_slots || !st->cluster.nodes[n].live)
 				continue;
@@ -122,8 +122,8 @@ static bool may_use_node(const struct cycle_ctx *x,
 	if (x->held[n] == NOT_HELD ||
 	    x->st->classes.c[w->class_idx].value > x->held[n])
 		return true;
-	for (uint32_t k = 0; k < w->nr_nominated; k++)
-		if (w->nominated[k] == n)
+	for (uint32_t k = 0; k < kerf_wl_pre(w)->nr_nominated; k++)
+		if (w->pre->nominated[k] == n)
 			return true;
 	return false;
 }
@@ -304,7 +304,7 @@ static uint64_t pod_memo_key(const struct cycle_ctx *x,
 	};
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	if (w->nr_nominated || !x->pod_memo)
+	if (kerf_wl_pre(w)->nr_nominated || !x->pod_memo)
 		return 0;
 	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 		h ^= v[k];
@@ -758,7 +758,7 @@ static void try_preempt(struct cycle_ctx *x, struct kerf_workload *w,
 	char names[160] = "";
 	size_t off = 0;
 
-	if (w->nr_victims > 0 || w->never_preempts)
+	if (kerf_wl_pre(w)->nr_victims > 0 || w->never_preempts)
 		return;
 	/* its victims are gone and it still does not fit: plan anew */
 	kerf_preempt_unnominate(w);
@@ -888,7 +888,7 @@ static bool may_use_reserved(const struct cycle_ctx *x,
 /* w cannot be admitted for a while: once its victims are gone, its room goes. */
 static void drop_nomination(struct cycle_ctx *x, struct kerf_workload *w)
 {
-	if (w->nr_victims > 0 || w->nr_nominated == 0)
+	if (kerf_wl_pre(w)->nr_victims > 0 || kerf_wl_pre(w)->nr_nominated == 0)
 		return;
 	kerf_preempt_unnominate(w);
 	hold_nominated(x);
@@ -929,10 +929,10 @@ static void try_admit(struct cycle_ctx *x, struct kerf_workload *w,
 	/* held room: what fails for one class or holder may fit another */
 	if (x->any_held)
 		h ^= ((uint64_t)(uint32_t)st->classes.c[w->class_idx].value << 32) ^
-		     (w->nr_nominated ? (uint64_t)w->id * 0x9e3779b97f4a7c15ULL : 0);
+		     (kerf_wl_pre(w)->nr_nominated ? (uint64_t)w->id * 0x9e3779b97f4a7c15ULL : 0);
 	if ((twin = failed_before(x, h))) {
 		stats->nr_capacity++;
-		if (w->nr_victims == 0)  /* as its twin */
+		if (kerf_wl_pre(w)->nr_victims == 0)  /* as its twin */
 			set_twin_reason(w, twin);
 		/* its twin's victims are taken: it may find others */
 		try_preempt(x, w, stats);
@@ -989,13 +989,13 @@ over_quota:
 	return;
 admitted:
 	/* victims were still leaving for it: they may stay */
-	if (w->nr_victims > 0) {
-		x->rc = kerf_decisions_reserve(x->out, w->nr_victims);
+	if (kerf_wl_pre(w)->nr_victims > 0) {
+		x->rc = kerf_decisions_reserve(x->out, w->pre->nr_victims);
 		if (x->rc < 0)
 			return;
 		kerf_state_cancel_victims(x->st, w, x->now_ms, x->out);
 	}
-	if (w->nr_nominated) {
+	if (kerf_wl_pre(w)->nr_nominated) {
 		/* what it did not need of the held room is free again */
 		kerf_preempt_unnominate(w);
 		hold_nominated(x);
@@ -1173,11 +1173,11 @@ int kerf_cycle_run(struct kerf_sched *s, struct kerf_state *st, int64_t now_ms,
 		try_admit(&x, w, stats);
 		if (x.rc < 0)
 			break;
-		if (w->state == KERF_WL_PENDING && w->nr_victims > 0 &&
+		if (w->state == KERF_WL_PENDING && kerf_wl_pre(w)->nr_victims > 0 &&
 		    w->pending != KERF_PENDING_PREEMPTING)
 			set_pending(w, KERF_PENDING_PREEMPTING,
 				    "waiting for %u workload%s to checkpoint and leave",
-				    w->nr_victims, w->nr_victims == 1 ? "" : "s");
+				    w->pre->nr_victims, w->pre->nr_victims == 1 ? "" : "s");
 	}
 	/* carves of placements rolled back are not real: undo them */
 	kerf_cluster_mig_reconcile(&st->cluster);

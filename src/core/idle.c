@@ -40,7 +40,7 @@ static const struct kerf_idle_policy *due_idle(const struct kerf_state *st,
 	const struct kerf_idle_policy *p;
 
 	if (w->state != KERF_WL_RUNNING || w->idle_since_ms < 0 ||
-	    w->preempt_deadline_ms > 0 || w->leaving)
+	    kerf_wl_pre(w)->preempt_deadline_ms > 0 || w->leaving)
 		return NULL;
 	p = kerf_idle_policy_of(st, w->tenant);
 	if (p->action == KERF_IDLE_NONE || (p->exempt_classes >> w->class_idx & 1) ||
@@ -76,6 +76,16 @@ int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
 		if (due_idle(st, st->wl[i], now_ms))
 			due[nr++] = st->wl[i];
 	kerf_state_sort_by_seq(due, nr);
+	/* room for the deadlines first: out of memory, nothing has changed */
+	for (size_t i = 0; i < nr; i++) {
+		const struct kerf_idle_policy *p = due_idle(st, due[i], now_ms);
+
+		if (p->action == KERF_IDLE_CHECKPOINT_EVICT && !due[i]->nonpreemptible &&
+		    !kerf_workload_preempt(due[i])) {
+			free(due);
+			return -KERF_ENOMEM;
+		}
+	}
 	for (size_t i = 0; i < nr; i++) {
 		struct kerf_workload *w = due[i];
 		const struct kerf_idle_policy *p = due_idle(st, w, now_ms);
@@ -93,14 +103,14 @@ int kerf_idle_pass(struct kerf_state *st, int64_t now_ms,
 		if (p->action != KERF_IDLE_CHECKPOINT_EVICT || w->nonpreemptible)
 			continue;
 		grace = st->classes.c[w->class_idx].checkpoint_grace_ms;
-		w->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
-		if (w->preempt_deadline_ms < st->deadline_hint_ms)
-			st->deadline_hint_ms = w->preempt_deadline_ms;
-		w->preempted_by = 0;
+		w->pre->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
+		if (w->pre->preempt_deadline_ms < st->deadline_hint_ms)
+			st->deadline_hint_ms = w->pre->preempt_deadline_ms;
+		w->pre->preempted_by = 0;
 		w->idle_reclaim = true;
 		kerf_decisions_push(out, &(struct kerf_decision){
 			.kind = KERF_DECIDE_PREEMPT, .workload = w->id,
-			.other = 0, .at_ms = w->preempt_deadline_ms,
+			.other = 0, .at_ms = w->pre->preempt_deadline_ms,
 		});
 		n++;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/assert.h"
 #include "base/grow.h"
 #include "core/preempt.h"
 #include "core/resources.h"
@@ -86,30 +87,34 @@ static int export_workload(const struct kerf_state *st,
 			   const struct kerf_workload *w,
 			   struct kerf_persist_workload *x)
 {
+	const struct kerf_wl_preempt *p = w->pre;
+
 	x->key = kerf_strdup(w->key);
 	if (!x->key)
 		return -KERF_ENOMEM;
 	x->seq = w->seq;
 	x->last_checkpoint_ms = w->last_checkpoint_ms;
-	memcpy(x->evicted_at_ms, w->evicted_at, sizeof(x->evicted_at_ms));
-	x->nr_preemptions = w->nr_preemptions;
-	x->lost_gpu_milli_ms = w->lost_gpu_milli_ms;
-	if (w->nr_asked_by) {
-		x->asked_by = calloc(w->nr_asked_by, sizeof(*x->asked_by));
+	if (p) {
+		memcpy(x->evicted_at_ms, p->evicted_at, sizeof(x->evicted_at_ms));
+		x->nr_preemptions = p->nr_preemptions;
+		x->lost_gpu_milli_ms = p->lost_gpu_milli_ms;
+	}
+	if (kerf_wl_pre(w)->nr_asked_by) {
+		x->asked_by = calloc(p->nr_asked_by, sizeof(*x->asked_by));
 		if (!x->asked_by)
 			return -KERF_ENOMEM;
 		/* who asked: kept by key while that workload is known */
-		for (uint32_t k = 0; k < w->nr_asked_by; k++) {
-			char *key = key_of(st, w->asked_by[k]);
+		for (uint32_t k = 0; k < p->nr_asked_by; k++) {
+			char *key = key_of(st, p->asked_by[k]);
 
 			if (key)
 				x->asked_by[x->nr_asked_by++] = key;
 		}
 	}
 	x->borrowed = w->borrowed;
-	x->preempt_deadline_ms = w->state == KERF_WL_RUNNING ? w->preempt_deadline_ms : 0;
-	if (x->preempt_deadline_ms && w->preempted_by &&
-	    !(x->preempted_by = key_of(st, w->preempted_by)))
+	x->preempt_deadline_ms = w->state == KERF_WL_RUNNING ? kerf_wl_pre(w)->preempt_deadline_ms : 0;
+	if (x->preempt_deadline_ms && p->preempted_by &&
+	    !(x->preempted_by = key_of(st, p->preempted_by)))
 		x->preempt_deadline_ms = 0;  /* its preemptor is gone: not asked */
 	x->idle_reclaim = w->idle_reclaim;
 	x->idle_notified = w->idle_notified;
@@ -118,12 +123,12 @@ static int export_workload(const struct kerf_state *st,
 	x->pending = (uint8_t)w->pending;
 	x->pending_told = w->pending_told;
 	x->observed = w->observed;
-	if (w->state == KERF_WL_PENDING && w->nr_nominated) {
-		x->nominated = calloc(w->nr_nominated, sizeof(*x->nominated));
+	if (w->state == KERF_WL_PENDING && kerf_wl_pre(w)->nr_nominated) {
+		x->nominated = calloc(p->nr_nominated, sizeof(*x->nominated));
 		if (!x->nominated)
 			return -KERF_ENOMEM;
-		for (uint32_t k = 0; k < w->nr_nominated; k++) {
-			uint32_t i = w->nominated[k];
+		for (uint32_t k = 0; k < p->nr_nominated; k++) {
+			uint32_t i = p->nominated[k];
 
 			if (i < st->cluster.nr_slots && st->cluster.nodes[i].live &&
 			    !(x->nominated[x->nr_nominated++] = kerf_strdup(st->cluster.nodes[i].name)))
@@ -441,20 +446,55 @@ static uint32_t resolve(const struct kerf_state *st, char *const *keys,
 	return n;
 }
 
+/* Does record x give its workload a part in preemption (w->pre)? */
+static bool takes_part(const struct kerf_persist_workload *x)
+{
+	return x->nr_asked_by || x->nr_nominated || x->preempt_deadline_ms ||
+	       x->nr_preemptions || x->lost_gpu_milli_ms || x->evicted_at_ms[0] ||
+	       x->evicted_at_ms[1] || x->evicted_at_ms[2];
+}
+
 /*
- * Room for the lists of w's record (asked_by and nominated); the record
- * is applied only when every workload has its room.
+ * Room for w's record: its pre when it takes part, the pre of the
+ * preemptor it names (counted its victims), the lists (asked_by and
+ * nominated).  The record is applied only when every workload has its
+ * room; a pre made all zero reads as none meanwhile.
  */
-static int make_room(struct kerf_workload *w, const struct kerf_persist_workload *x,
+static int make_room(struct kerf_state *st, struct kerf_workload *w,
+		     const struct kerf_persist_workload *x,
 		     uint32_t **asked, uint32_t **nominated)
 {
-	*asked = calloc(x->nr_asked_by ? x->nr_asked_by : 1, sizeof(**asked));
-	*nominated = calloc(x->nr_nominated ? x->nr_nominated : 1, sizeof(**nominated));
-	(void)w;
-	if (!*asked || !*nominated) {
-		free(*asked);
-		free(*nominated);
+	struct kerf_workload *by = x->preempt_deadline_ms && x->preempted_by
+		? kerf_state_find_key(st, x->preempted_by) : NULL;
+
+	*asked = NULL;
+	*nominated = NULL;
+	if (takes_part(x) && !kerf_workload_preempt(w))
 		return -KERF_ENOMEM;
+	if (by && by->state == KERF_WL_PENDING && !kerf_workload_preempt(by))
+		return -KERF_ENOMEM;
+	if (x->nr_asked_by && !(*asked = calloc(x->nr_asked_by, sizeof(**asked))))
+		return -KERF_ENOMEM;
+	if (x->nr_nominated &&
+	    !(*nominated = calloc(x->nr_nominated, sizeof(**nominated)))) {
+		free(*asked);
+		*asked = NULL;
+		return -KERF_ENOMEM;
+	}
+	return 0;
+}
+
+/* The preemptor of each victim not recorded has its pre (count_victims). */
+static int make_room_unrecorded(struct kerf_state *st)
+{
+	for (size_t i = 0; i < st->nr_wl; i++) {
+		const struct kerf_workload *v = st->wl[i];
+		struct kerf_workload *p;
+
+		if (kerf_wl_pre(v)->preempt_deadline_ms > 0 && v->pre->preempted_by &&
+		    (p = kerf_state_find(st, v->pre->preempted_by)) &&
+		    !kerf_workload_preempt(p))
+			return -KERF_ENOMEM;
 	}
 	return 0;
 }
@@ -463,14 +503,19 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 			   const struct kerf_persist_workload *x,
 			   uint32_t *asked, uint32_t *nominated)
 {
+	/* made by make_room when x takes part; else x has none of it */
+	struct kerf_wl_preempt *p = w->pre;
+
 	w->seq = x->seq;
 	w->last_checkpoint_ms = x->last_checkpoint_ms;
-	memcpy(w->evicted_at, x->evicted_at_ms, sizeof(w->evicted_at));
-	w->nr_preemptions = x->nr_preemptions;
-	w->lost_gpu_milli_ms = x->lost_gpu_milli_ms;
-	free(w->asked_by);
-	w->asked_by = asked;
-	w->nr_asked_by = resolve(st, x->asked_by, x->nr_asked_by, asked);
+	if (p) {
+		memcpy(p->evicted_at, x->evicted_at_ms, sizeof(p->evicted_at));
+		p->nr_preemptions = x->nr_preemptions;
+		p->lost_gpu_milli_ms = x->lost_gpu_milli_ms;
+		free(p->asked_by);
+		p->asked_by = asked;
+		p->nr_asked_by = resolve(st, x->asked_by, x->nr_asked_by, asked);
+	}
 	if (w->state == KERF_WL_RUNNING) {
 		/* own usage follows the borrowed mark of its admission */
 		struct kerf_res charged;
@@ -481,20 +526,22 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 		else if (!x->borrowed && w->borrowed)
 			kerf_quota_charge_own(&st->tenants, w->tenant, &charged);
 		w->borrowed = x->borrowed;
-		w->preempt_deadline_ms = 0;
-		w->preempted_by = 0;
+		if (p) {
+			p->preempt_deadline_ms = 0;
+			p->preempted_by = 0;
+		}
 		if (x->preempt_deadline_ms) {
 			const struct kerf_workload *by = x->preempted_by
 				? kerf_state_find_key(st, x->preempted_by) : NULL;
 
 			/* asked by a preemptor still waiting, or for idleness */
 			if (!x->preempted_by || (by && by->state == KERF_WL_PENDING)) {
-				w->preempt_deadline_ms = x->preempt_deadline_ms;
+				p->preempt_deadline_ms = x->preempt_deadline_ms;
 				st->deadline_hint_ms = 0;   /* walk again */
-				w->preempted_by = by ? by->id : 0;
+				p->preempted_by = by ? by->id : 0;
 			}
 		}
-		w->idle_reclaim = x->idle_reclaim && w->preempt_deadline_ms;
+		w->idle_reclaim = x->idle_reclaim && kerf_wl_pre(w)->preempt_deadline_ms;
 		w->idle_notified = x->idle_notified;
 		w->idle_since_ms = x->idle_since_ms;
 		w->util_pct = x->util_pct;
@@ -505,14 +552,16 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 	w->observed = x->observed;
 	if (w->state == KERF_WL_PENDING && x->pending != KERF_PENDING_NONE)
 		w->pending = (enum kerf_pending)x->pending;
-	free(w->nominated);
-	w->nominated = nominated;
-	w->nr_nominated = 0;
+	if (!p)
+		return;
+	free(p->nominated);
+	p->nominated = nominated;
+	p->nr_nominated = 0;
 	for (uint32_t k = 0; k < x->nr_nominated; k++) {
 		int i = kerf_cluster_find_node(&st->cluster, x->nominated[k]);
 
 		if (i >= 0)
-			w->nominated[w->nr_nominated++] = (uint32_t)i;
+			p->nominated[p->nr_nominated++] = (uint32_t)i;
 	}
 }
 
@@ -520,14 +569,17 @@ static void apply_workload(struct kerf_state *st, struct kerf_workload *w,
 static void count_victims(struct kerf_state *st)
 {
 	for (size_t i = 0; i < st->nr_wl; i++)
-		st->wl[i]->nr_victims = 0;
+		if (st->wl[i]->pre)
+			st->wl[i]->pre->nr_victims = 0;
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		const struct kerf_workload *v = st->wl[i];
 		struct kerf_workload *p;
 
-		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		    v->preempted_by && (p = kerf_state_find(st, v->preempted_by)))
-			p->nr_victims++;
+		if (v->state == KERF_WL_RUNNING && kerf_wl_pre(v)->preempt_deadline_ms > 0 &&
+		    v->pre->preempted_by && (p = kerf_state_find(st, v->pre->preempted_by))) {
+			KERF_ASSERT(p->pre);   /* make_room, make_room_unrecorded */
+			p->pre->nr_victims++;
+		}
 	}
 }
 
@@ -589,8 +641,10 @@ int kerf_state_import(struct kerf_state *st, struct kerf_sched *s,
 	for (size_t i = 0; i < p->nr_workloads && rc == 0; i++) {
 		match[i] = kerf_state_find_key(st, p->workloads[i].key);
 		if (match[i])
-			rc = make_room(match[i], &p->workloads[i], &asked[i], &nominated[i]);
+			rc = make_room(st, match[i], &p->workloads[i], &asked[i], &nominated[i]);
 	}
+	if (rc == 0)
+		rc = make_room_unrecorded(st);
 	if (rc == 0 && p->reserver &&
 	    KERF_GROW_ZERO(st->reserved, st->nr_reserved, st->cluster.nr_slots) < 0)
 		rc = -KERF_ENOMEM;

@@ -48,8 +48,8 @@ static int64_t work_at_risk(const struct kerf_workload *v, int64_t now_ms)
 /* Did workload id ever ask w to leave (whether w left or not)? */
 static bool asked_by(const struct kerf_workload *w, uint32_t id)
 {
-	for (uint32_t i = 0; i < w->nr_asked_by; i++)
-		if (w->asked_by[i] == id)
+	for (uint32_t i = 0; i < kerf_wl_pre(w)->nr_asked_by; i++)
+		if (w->pre->asked_by[i] == id)
 			return true;
 	return false;
 }
@@ -59,10 +59,10 @@ static bool thrashed(const struct kerf_workload *v, int64_t now_ms)
 {
 	int64_t oldest;
 
-	if (v->nr_preemptions < KERF_MAX_PREEMPTIONS_PER_HOUR)
+	if (kerf_wl_pre(v)->nr_preemptions < KERF_MAX_PREEMPTIONS_PER_HOUR)
 		return false;
 	/* the ring slot written next holds the oldest of the last three */
-	oldest = v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR];
+	oldest = v->pre->evicted_at[v->pre->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR];
 	return now_ms - oldest < 3600 * 1000;
 }
 
@@ -183,7 +183,7 @@ static bool may_reclaim(const struct kerf_state *st, const struct kerf_workload 
 		for (size_t i = 0; i < st->nr_wl; i++) {
 			const struct kerf_workload *o = st->wl[i];
 
-			if (o != w && o->state == KERF_WL_PENDING && o->nr_victims > 0 &&
+			if (o != w && o->state == KERF_WL_PENDING && kerf_wl_pre(o)->nr_victims > 0 &&
 			    o->tenant == w->tenant) {
 				request_on_model(o, f, &other);
 				kerf_res_add(&req, &other);
@@ -217,7 +217,7 @@ bool kerf_preempt_plan(struct kerf_state *st, struct kerf_sched *s,
 		bool by_priority, by_reclaim;
 
 		if (v->state != KERF_WL_RUNNING || v->nonpreemptible ||
-		    v->preempt_deadline_ms > 0 || v->leaving || !pc->preemptible ||
+		    kerf_wl_pre(v)->preempt_deadline_ms > 0 || v->leaving || !pc->preemptible ||
 		    now_ms - v->start_ms < pc->min_runtime_ms ||
 		    thrashed(v, now_ms))
 			continue;
@@ -311,6 +311,7 @@ int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 		       struct kerf_decisions *out)
 {
 	uint32_t nr_pods = 0, *nominated;
+	struct kerf_wl_preempt *wp = kerf_workload_preempt(w);
 
 	/*
 	 * Each victim remembers who asked it to leave, so that it never asks
@@ -318,11 +319,17 @@ int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 	 * Everything that can fail is done first: out of memory, nothing
 	 * has started.
 	 */
+	if (!wp)
+		return -KERF_ENOMEM;
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
-		size_t alloc = v->nr_asked_by;
+		struct kerf_wl_preempt *vp = kerf_workload_preempt(v);
+		size_t alloc;
 
-		if (KERF_GROW(v->asked_by, alloc, (size_t)v->nr_asked_by + 1) < 0)
+		if (!vp)
+			return -KERF_ENOMEM;
+		alloc = vp->nr_asked_by;
+		if (KERF_GROW(vp->asked_by, alloc, (size_t)vp->nr_asked_by + 1) < 0)
 			return -KERF_ENOMEM;
 		nr_pods += v->nr_bound;
 	}
@@ -335,35 +342,38 @@ int kerf_preempt_start(struct kerf_state *st, struct kerf_workload *w,
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
 
 		if (!asked_by(v, w->id))
-			v->asked_by[v->nr_asked_by++] = w->id;
+			v->pre->asked_by[v->pre->nr_asked_by++] = w->id;
 	}
 	kerf_preempt_unnominate(w);
-	w->nominated = nominated;
+	wp->nominated = nominated;
 	for (uint32_t i = 0; i < plan->nr; i++) {
 		struct kerf_workload *v = kerf_state_find(st, plan->victims[i]);
+		struct kerf_wl_preempt *vp = v->pre;
 		int64_t grace = st->classes.c[v->class_idx].checkpoint_grace_ms;
 
-		v->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
-		if (v->preempt_deadline_ms < st->deadline_hint_ms)
-			st->deadline_hint_ms = v->preempt_deadline_ms;
-		v->preempted_by = w->id;
+		vp->preempt_deadline_ms = now_ms + (grace > 0 ? grace : 1);
+		if (vp->preempt_deadline_ms < st->deadline_hint_ms)
+			st->deadline_hint_ms = vp->preempt_deadline_ms;
+		vp->preempted_by = w->id;
 		for (uint32_t k = 0; k < v->nr_bound; k++)
-			if (!has_node(w->nominated, w->nr_nominated, v->pods[k].b.node))
-				w->nominated[w->nr_nominated++] = v->pods[k].b.node;
+			if (!has_node(wp->nominated, wp->nr_nominated, v->pods[k].b.node))
+				wp->nominated[wp->nr_nominated++] = v->pods[k].b.node;
 		kerf_decisions_push(out, &(struct kerf_decision){
 			.kind = KERF_DECIDE_PREEMPT, .workload = v->id,
-			.other = w->id, .at_ms = v->preempt_deadline_ms,
+			.other = w->id, .at_ms = vp->preempt_deadline_ms,
 		});
 	}
-	w->nr_victims = plan->nr;
+	wp->nr_victims = plan->nr;
 	return 0;
 }
 
 void kerf_preempt_unnominate(struct kerf_workload *w)
 {
-	free(w->nominated);
-	w->nominated = NULL;
-	w->nr_nominated = 0;
+	if (!w->pre)
+		return;
+	free(w->pre->nominated);
+	w->pre->nominated = NULL;
+	w->pre->nr_nominated = 0;
 }
 
 /*
@@ -379,9 +389,10 @@ static int evict(struct kerf_state *st, struct kerf_workload *v, int64_t now_ms,
 
 	if (kerf_decisions_reserve(out, 1) < 0)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	v->evicted_at[v->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
-	v->lost_gpu_milli_ms += work_at_risk(v, now_ms);
-	v->nr_preemptions++;
+	/* asked to leave: it has its pre (kerf_preempt_start, kerf_idle_pass) */
+	v->pre->evicted_at[v->pre->nr_preemptions % KERF_MAX_PREEMPTIONS_PER_HOUR] = now_ms;
+	v->pre->lost_gpu_milli_ms += work_at_risk(v, now_ms);
+	v->pre->nr_preemptions++;
 	/* reclaimed for idling: it ends here rather than coming back idle */
 	if (st->hold_evicted)
 		v->leaving = true;
@@ -404,7 +415,7 @@ int kerf_preempt_ack(struct kerf_state *st, uint32_t id, int64_t now_ms,
 {
 	struct kerf_workload *v = kerf_state_find(st, id);
 
-	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
+	if (!v || v->state != KERF_WL_RUNNING || kerf_wl_pre(v)->preempt_deadline_ms == 0)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "checkpoint acknowledgement for a workload that was not asked");
 	if (v->leaving)
@@ -420,8 +431,8 @@ int kerf_preempt_expire_one(struct kerf_state *st, uint32_t id, int64_t now_ms,
 {
 	struct kerf_workload *v = kerf_state_find(st, id);
 
-	if (!v || v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0 ||
-	    v->preempt_deadline_ms > now_ms || v->leaving)
+	if (!v || v->state != KERF_WL_RUNNING || kerf_wl_pre(v)->preempt_deadline_ms == 0 ||
+	    v->pre->preempt_deadline_ms > now_ms || v->leaving)
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "expiry of a workload that is not a due victim");
 	return evict(st, v, now_ms, out, err);
@@ -441,12 +452,12 @@ int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		const struct kerf_workload *v = st->wl[i];
 
-		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms <= 0 || v->leaving)
+		if (v->state != KERF_WL_RUNNING || kerf_wl_pre(v)->preempt_deadline_ms <= 0 || v->leaving)
 			continue;
-		if (v->preempt_deadline_ms <= now_ms)
+		if (v->pre->preempt_deadline_ms <= now_ms)
 			nr++;
-		else if (v->preempt_deadline_ms < next)
-			next = v->preempt_deadline_ms;
+		else if (v->pre->preempt_deadline_ms < next)
+			next = v->pre->preempt_deadline_ms;
 	}
 	st->deadline_hint_ms = next;
 	if (nr == 0)
@@ -458,8 +469,8 @@ int kerf_preempt_expire(struct kerf_state *st, int64_t now_ms,
 	for (size_t i = 0; i < st->nr_wl; i++) {
 		struct kerf_workload *v = st->wl[i];
 
-		if (v->state == KERF_WL_RUNNING && v->preempt_deadline_ms > 0 &&
-		    v->preempt_deadline_ms <= now_ms && !v->leaving)
+		if (v->state == KERF_WL_RUNNING && kerf_wl_pre(v)->preempt_deadline_ms > 0 &&
+		    v->pre->preempt_deadline_ms <= now_ms && !v->leaving)
 			due[nr++] = v;
 	}
 	kerf_state_sort_by_seq(due, nr);

@@ -68,8 +68,7 @@ int kerf_state_init(struct kerf_state *st, struct kerf_cluster *cluster,
 void kerf_state_free_workload(struct kerf_workload *w)
 {
 	free(w->pods);
-	free(w->asked_by);
-	free(w->nominated);
+	kerf_workload_free_preempt(w);
 	kerf_workload_clear_text(w);
 	free(w);   /* its asked[] and key too (kerf_state_make_workload) */
 }

@@ -325,13 +325,13 @@ int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 	w->nr_bound = 0;
 	w->charged = NULL;
 	w->nr_charged = 0;
-	if (w->preempt_deadline_ms > 0) {
-		struct kerf_workload *p = kerf_state_find(st, w->preempted_by);
+	if (kerf_wl_pre(w)->preempt_deadline_ms > 0) {
+		struct kerf_workload *p = kerf_state_find(st, w->pre->preempted_by);
 
-		if (p && p->nr_victims > 0)
-			p->nr_victims--;
-		w->preempt_deadline_ms = 0;
-		w->preempted_by = 0;
+		if (p && kerf_wl_pre(p)->nr_victims > 0)
+			p->pre->nr_victims--;
+		w->pre->preempt_deadline_ms = 0;
+		w->pre->preempted_by = 0;
 	}
 	return 0;
 }

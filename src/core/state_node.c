@@ -89,9 +89,11 @@ static void let_go_of_node(struct kerf_state *st, uint32_t i)
 	for (size_t k = 0; k < st->nr_wl; k++) {
 		struct kerf_workload *w = st->wl[k];
 
-		for (uint32_t j = 0; j < w->nr_nominated;)
-			if (w->nominated[j] == i)
-				w->nominated[j] = w->nominated[--w->nr_nominated];
+		struct kerf_wl_preempt *p = w->pre;
+
+		for (uint32_t j = 0; p && j < p->nr_nominated;)
+			if (p->nominated[j] == i)
+				p->nominated[j] = p->nominated[--p->nr_nominated];
 			else
 				j++;
 	}

@@ -143,21 +143,12 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;
 	copy->nr_bound = 0;
-	copy->asked_by = NULL;
-	copy->nr_asked_by = 0;
-	copy->nominated = NULL;
-	copy->nr_nominated = 0;
-	copy->nr_preemptions = 0;
-	copy->preempt_deadline_ms = 0;
-	copy->preempted_by = 0;
-	copy->nr_victims = 0;
+	copy->pre = NULL;
 	copy->leaving = false;
 	copy->borrowed = false;
 	copy->pdb_protected = false;
-	copy->lost_gpu_milli_ms = 0;
 	copy->last_checkpoint_ms = 0;
 	copy->start_ms = 0;
-	memset(copy->evicted_at, 0, sizeof(copy->evicted_at));
 	copy->charged = NULL;
 	copy->nr_charged = 0;
 	copy->nonpreemptible = !st->classes.c[w->class_idx].preemptible;
@@ -423,23 +414,25 @@ void kerf_state_cancel_victims(struct kerf_state *st, struct kerf_workload *w,
 		struct kerf_workload *x = st->wl[i];
 
 		/* one evicted already goes anyway: it only stops waking w */
-		if (x->state == KERF_WL_RUNNING && x->preempt_deadline_ms > 0 &&
-		    x->preempted_by == w->id && x->leaving)
-			x->preempted_by = 0;
-		else if (x->state == KERF_WL_RUNNING && x->preempt_deadline_ms > 0 &&
-			 x->preempted_by == w->id)
+		if (x->state != KERF_WL_RUNNING || kerf_wl_pre(x)->preempt_deadline_ms <= 0 ||
+		    x->pre->preempted_by != w->id)
+			continue;
+		if (x->leaving)
+			x->pre->preempted_by = 0;
+		else
 			v[nr++] = x;
 	}
 	kerf_state_sort_by_seq(v, nr);
 	for (size_t k = 0; k < nr; k++) {
-		v[k]->preempt_deadline_ms = 0;
-		v[k]->preempted_by = 0;
+		v[k]->pre->preempt_deadline_ms = 0;
+		v[k]->pre->preempted_by = 0;
 		if (out)
 			kerf_decisions_push(out, &(struct kerf_decision){
 				.kind = KERF_DECIDE_CANCEL, .workload = v[k]->id,
 				.other = w->id, .at_ms = now_ms });
 	}
-	w->nr_victims = 0;
+	if (w->pre)
+		w->pre->nr_victims = 0;
 }
 
 int kerf_state_forget(struct kerf_state *st, uint32_t id, int64_t now_ms,
@@ -453,8 +446,8 @@ int kerf_state_forget(struct kerf_state *st, uint32_t id, int64_t now_ms,
 		return kerf_err_set(err, -KERF_EBUSY,
 				    "workload '%s': still running; it must finish first",
 				    w->key);
-	if (w->nr_victims) {
-		if (!out || kerf_decisions_reserve(out, w->nr_victims) < 0)
+	if (kerf_wl_pre(w)->nr_victims) {
+		if (!out || kerf_decisions_reserve(out, w->pre->nr_victims) < 0)
 			return kerf_err_set(err, -KERF_ENOMEM,
 					    "workload '%s': no room to tell its victims they may stay",
 					    w->key);

@@ -142,6 +142,26 @@ void kerf_workload_copy(struct kerf_workload *dst,
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst, src, kerf_workload_size(n));
 	dst->pending_text = kerf_wl_no_text;   /* the state's own */
+	dst->pre = NULL;                       /* so is this */
+}
+
+const struct kerf_wl_preempt kerf_wl_no_preempt;
+
+struct kerf_wl_preempt *kerf_workload_preempt(struct kerf_workload *w)
+{
+	if (!w->pre)
+		w->pre = calloc(1, sizeof(*w->pre));
+	return w->pre;
+}
+
+void kerf_workload_free_preempt(struct kerf_workload *w)
+{
+	if (!w->pre)
+		return;
+	free(w->pre->asked_by);
+	free(w->pre->nominated);
+	free(w->pre);
+	w->pre = NULL;
 }
 
 void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out)

@@ -66,6 +66,27 @@ struct kerf_wl_pod {
 	struct kerf_binding b;
 };
 
+/*
+ * A workload's part in preemption (core/preempt.h, core/idle.h): allocated
+ * the first time it is asked to leave or nominates victims
+ * (kerf_workload_preempt) and kept with the workload, for its history.
+ * Most workloads never take part: their pre is NULL, which reads as this
+ * struct all zero (kerf_wl_pre).
+ */
+struct kerf_wl_preempt {
+	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
+	int64_t evicted_at[3];       /* its last three evictions (ring) */
+	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
+	uint32_t *asked_by;          /* every workload that asked it to leave
+					(evicted or not: cancelled too), owned */
+	uint32_t *nominated;         /* pending preemptor: its victims' nodes, owned */
+	uint32_t preempted_by;       /* the workload it makes room for */
+	uint32_t nr_asked_by;
+	uint32_t nr_victims;         /* pending: victims still leaving */
+	uint32_t nr_nominated;       /* entries in nominated[] */
+	uint32_t nr_preemptions;     /* times it was evicted for others */
+};
+
 struct kerf_workload {
 	/* 8-byte fields, then 4-byte, then bytes: no holes (50,000 of these
 	   live in kerf serve) */
@@ -87,14 +108,11 @@ struct kerf_workload {
 	 */
 	int64_t *charged;
 	int64_t start_ms;
-	/* preemption (core/preempt.h) */
-	int64_t last_checkpoint_ms;  /* work up to here survives an eviction */
-	int64_t preempt_deadline_ms; /* > 0: asked to checkpoint and leave */
-	uint32_t *asked_by;          /* every workload that asked it to leave
-					(evicted or not: cancelled too), owned */
-	int64_t evicted_at[3];       /* its last three evictions (ring) */
-	uint32_t *nominated;         /* pending preemptor: its victims' nodes, owned */
-	int64_t lost_gpu_milli_ms;   /* GPU time lost to evictions */
+	/* work up to here survives an eviction (core/preempt.h): set when it
+	   starts, so kept here rather than in pre */
+	int64_t last_checkpoint_ms;
+	/* its part in preemption; NULL (read as all zero) until it takes one */
+	struct kerf_wl_preempt *pre;
 	/* idle reclamation (core/idle.h) */
 	int64_t idle_since_ms;       /* -1: not idle */
 	/* pending */
@@ -123,11 +141,6 @@ struct kerf_workload {
 	enum kerf_topology topology;
 	enum kerf_wl_state state;
 	uint32_t nr_bound;
-	uint32_t preempted_by;       /* the workload it makes room for */
-	uint32_t nr_asked_by;
-	uint32_t nr_victims;         /* pending: victims still leaving */
-	uint32_t nr_nominated;       /* entries in nominated[] */
-	uint32_t nr_preemptions;     /* times it was evicted for others */
 	int32_t util_pct;            /* last utilisation sample */
 	enum kerf_pending pending;
 
@@ -160,6 +173,25 @@ static inline size_t kerf_workload_size(int nr_sets)
 {
 	return offsetof(struct kerf_workload, sets) +
 	       (size_t)nr_sets * sizeof(struct kerf_podset);
+}
+
+/*
+ * w->pre, allocated (all zero) when it has none; NULL out of memory.  An
+ * all-zero pre reads as none, so one made ahead of a step that may still
+ * fail changes nothing.
+ */
+struct kerf_wl_preempt *kerf_workload_preempt(struct kerf_workload *w);
+
+/* w->pre and its lists freed; NULL again. */
+void kerf_workload_free_preempt(struct kerf_workload *w);
+
+/* All zero: what a workload without a part in preemption reads. */
+extern const struct kerf_wl_preempt kerf_wl_no_preempt;
+
+/* w->pre to read, kerf_wl_no_preempt without one: never written through. */
+static inline const struct kerf_wl_preempt *kerf_wl_pre(const struct kerf_workload *w)
+{
+	return w->pre ? w->pre : &kerf_wl_no_preempt;
 }
 
 /*

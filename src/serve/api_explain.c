@@ -277,18 +277,18 @@ static void preemption_layer(const struct kerf_state *st, const struct kerf_work
 {
 	char text[400];
 
-	if (wl->state == KERF_WL_PENDING && wl->nr_victims) {
+	if (wl->state == KERF_WL_PENDING && kerf_wl_pre(wl)->nr_victims) {
 		snprintf(text, sizeof(text), "waiting for %u workload%s to checkpoint and leave",
-			 wl->nr_victims, wl->nr_victims == 1 ? "" : "s");
+			 kerf_wl_pre(wl)->nr_victims, kerf_wl_pre(wl)->nr_victims == 1 ? "" : "s");
 		layer(a, "preemption", true, text, rc);
-	} else if (wl->state == KERF_WL_RUNNING && wl->preempt_deadline_ms > 0) {
-		const struct kerf_workload *by = kerf_state_find(st, wl->preempted_by);
+	} else if (wl->state == KERF_WL_RUNNING && kerf_wl_pre(wl)->preempt_deadline_ms > 0) {
+		const struct kerf_workload *by = kerf_state_find(st, kerf_wl_pre(wl)->preempted_by);
 		json_t *o;
 
 		snprintf(text, sizeof(text), "asked to checkpoint and leave for '%s'",
 			 by ? kerf_workload_name(by) : "(gone)");
 		o = layer(a, "preemption", false, text, rc);
-		kerf_api_put(o, "deadline", kerf_api_time(wl->preempt_deadline_ms), rc);
+		kerf_api_put(o, "deadline", kerf_api_time(kerf_wl_pre(wl)->preempt_deadline_ms), rc);
 	}
 }
 

@@ -256,10 +256,10 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 	if (!x || !x->g || !x->g->id)
 		return 0;
 	v = kerf_state_find((const struct kerf_state *)&w->st, x->g->id);
-	if (!v || !v->leaving || !v->preempted_by)
+	if (!v || !v->leaving || !kerf_wl_pre(v)->preempted_by)
 		return 0;
-	p = kerf_state_find((const struct kerf_state *)&w->st, v->preempted_by);
-	pg = kerf_map_get_u64(&w->by_id, v->preempted_by);
+	p = kerf_state_find((const struct kerf_state *)&w->st, kerf_wl_pre(v)->preempted_by);
+	pg = kerf_map_get_u64(&w->by_id, kerf_wl_pre(v)->preempted_by);
 	if (!p || !pg || p->state != KERF_WL_PENDING)
 		return 0;
 	h = kerf_hash_str(why) ^ kerf_hash_str(p->pending_text);
@@ -271,7 +271,7 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 
 		if (!pg->m[k]->sub || pg->m[k]->in_run)
 			continue;
-		a = pod_action(out, pg->m[k], KERF_ACT_PENDING, v->preempted_by);
+		a = pod_action(out, pg->m[k], KERF_ACT_PENDING, kerf_wl_pre(v)->preempted_by);
 		if (!a)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		snprintf(a->reason, sizeof(a->reason), "Unschedulable");

@@ -373,10 +373,10 @@ static int maybe_ack(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	int64_t asked;
 	int rc;
 
-	if (!cw || cw->preempt_deadline_ms <= 0 || cw->leaving)
+	if (!cw || kerf_wl_pre(cw)->preempt_deadline_ms <= 0 || cw->leaving)
 		return 0;
 	/* the request was made a grace before its deadline */
-	asked = cw->preempt_deadline_ms - w->st.classes.c[cw->class_idx].checkpoint_grace_ms;
+	asked = kerf_wl_pre(cw)->preempt_deadline_ms - w->st.classes.c[cw->class_idx].checkpoint_grace_ms;
 	for (size_t i = 0; i < g->nr_m; i++) {
 		const struct wpod *x = g->m[i];
 

@@ -336,14 +336,14 @@ static int check_preemptions(struct checker *c, const struct kerf_timesim *ts,
 		uint64_t vk, bk;
 		bool seen = false;
 
-		if (v->state != KERF_WL_RUNNING || v->preempt_deadline_ms == 0)
+		if (v->state != KERF_WL_RUNNING || kerf_wl_pre(v)->preempt_deadline_ms == 0)
 			continue;
 		if (v->nonpreemptible) {
 			snprintf(msg, sizeof(msg),
 				 "non-preemptible workload '%s' asked to leave", v->key);
 			return violation(c, ts, ev, msg);
 		}
-		by = kerf_state_find((const struct kerf_state *)&ts->st, v->preempted_by);
+		by = kerf_state_find((const struct kerf_state *)&ts->st, kerf_wl_pre(v)->preempted_by);
 		if (!by)
 			continue;   /* reclaimed for idling */
 		vk = kerf_hash_str(v->key);

@@ -321,7 +321,7 @@ static void test_budget_holds_new_work(void **state)
 		assert_true(w->start_ms <= exhausted);
 		/* what was running then ran to its end, untouched */
 		assert_int_equal(w->state, KERF_WL_FINISHED);
-		assert_int_equal(w->nr_preemptions, 0);
+		assert_int_equal(kerf_wl_pre(w)->nr_preemptions, 0);
 		assert_true(f.at[w->id] - w->start_ms >= 3600 * 1000);
 		running_at_exhaustion += f.at[w->id] > exhausted;
 	}

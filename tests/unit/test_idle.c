@@ -126,7 +126,7 @@ static void test_notify_once_per_stretch(void **state)
 	assert_int_equal(kerf_idle_pass(&f.st, 200000, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
 	/* notify never asks the workload to go */
-	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->preempt_deadline_ms, 0);
 	assert_false(fx_wl(&f, w)->idle_reclaim);
 	/* busy again, then idle again: a new stretch, a new notice */
 	kerf_idle_sample(&f.st, w, 50, 210000);
@@ -155,20 +155,20 @@ static void test_checkpoint_evict_starts_handshake(void **state)
 	kerf_idle_sample(&f.st, w, 0, 1000);
 	kerf_idle_sample(&f.st, busy, 80, 1000);
 	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS - 1, &f.dec), 0);
-	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->preempt_deadline_ms, 0);
 	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS, &f.dec), 1);
 	x = fx_wl(&f, w);
-	assert_int_equal(x->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
-	assert_int_equal(x->preempted_by, 0);
+	assert_int_equal(kerf_wl_pre(x)->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
+	assert_int_equal(kerf_wl_pre(x)->preempted_by, 0);
 	assert_true(x->idle_reclaim);
 	assert_int_equal(x->state, KERF_WL_RUNNING);
 	assert_int_equal(f.st.nr_notices, 1);
 	assert_notice(&f, 0, 1000 + AFTER_MS, KERF_NOTICE_IDLE_EVICT, f.a, w);
-	assert_int_equal(fx_wl(&f, busy)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, busy))->preempt_deadline_ms, 0);
 	/* asked once */
 	assert_int_equal(kerf_idle_pass(&f.st, 1000 + AFTER_MS + 1, &f.dec), 0);
 	assert_int_equal(f.st.nr_notices, 1);
-	assert_int_equal(x->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
+	assert_int_equal(kerf_wl_pre(x)->preempt_deadline_ms, 1000 + AFTER_MS + GRACE_MS);
 	fx_state_ok(&f);
 	fx_teardown(&f);
 }
@@ -191,10 +191,10 @@ static void test_exempt_and_nonpreemptible(void **state)
 	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS, &f.dec), 1);
 	/* the exempt class: neither told nor touched */
 	assert_false(fx_wl(&f, nb)->idle_notified);
-	assert_int_equal(fx_wl(&f, nb)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, nb))->preempt_deadline_ms, 0);
 	/* non-preemptible: told, as plain idle, never evicted */
 	assert_true(fx_wl(&f, np)->idle_notified);
-	assert_int_equal(fx_wl(&f, np)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, np))->preempt_deadline_ms, 0);
 	assert_false(fx_wl(&f, np)->idle_reclaim);
 	assert_true(fx_wl(&f, batch)->idle_reclaim);
 	assert_int_equal(f.st.nr_notices, 2);
@@ -224,7 +224,7 @@ static void test_reclaimed_finishes_at_deadline(void **state)
 	/* the cycle applies the policy */
 	q = fx_submit(&f, f.b, f.batch, 8, asked);
 	fx_cycle(&f, asked);
-	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, deadline);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->preempt_deadline_ms, deadline);
 	assert_int_equal(fx_wl(&f, q)->state, KERF_WL_PENDING);
 	assert_int_equal(kerf_preempt_expire(&f.st, deadline - 1, &f.dec, NULL), 0);
 	assert_int_equal(kerf_preempt_expire(&f.st, deadline, &f.dec, NULL), 1);
@@ -232,9 +232,9 @@ static void test_reclaimed_finishes_at_deadline(void **state)
 	x = fx_wl(&f, w);
 	assert_int_equal(x->state, KERF_WL_FINISHED);
 	assert_int_equal(x->nr_bound, 0);
-	assert_int_equal(x->lost_gpu_milli_ms, (deadline - 30000) * 8000);
-	assert_int_equal(x->nr_preemptions, 1);
-	assert_int_equal(x->nr_asked_by, 0);   /* idle: nobody asked */
+	assert_int_equal(kerf_wl_pre(x)->lost_gpu_milli_ms, (deadline - 30000) * 8000);
+	assert_int_equal(kerf_wl_pre(x)->nr_preemptions, 1);
+	assert_int_equal(kerf_wl_pre(x)->nr_asked_by, 0);   /* idle: nobody asked */
 	assert_int_equal(f.st.tenants.t[f.a].usage.v[GPU], 0);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
 	/* it is not queued again; the waiting work gets its GPUs */
@@ -260,7 +260,7 @@ static void test_reclaimed_finishes_at_ack(void **state)
 	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 10, &f.dec, NULL), 0);
 	fx_state_ok(&f);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_FINISHED);
-	assert_int_equal(fx_wl(&f, w)->lost_gpu_milli_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->lost_gpu_milli_ms, 0);
 	fx_teardown(&f);
 }
 
@@ -286,7 +286,7 @@ static void test_new_run_starts_without_idle_stretch(void **state)
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_RUNNING);
 	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
 	assert_int_equal(kerf_idle_pass(&f.st, AFTER_MS, &f.dec), 0);
-	assert_int_equal(fx_wl(&f, w)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->preempt_deadline_ms, 0);
 	fx_teardown(&f);
 }
 
@@ -315,7 +315,7 @@ static void test_priority_eviction_after_requeue_requeues(void **state)
 	kerf_idle_sample(&f.st, w, 90, AFTER_MS + 3);
 	h = fx_submit(&f, f.b, f.high, 8, AFTER_MS + 4);
 	fx_cycle(&f, AFTER_MS + 4);
-	assert_int_equal(fx_wl(&f, w)->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w))->preempted_by, h);
 	assert_int_equal(kerf_preempt_ack(&f.st, w, AFTER_MS + 5, &f.dec, NULL), 0);
 	assert_int_equal(fx_wl(&f, w)->state, KERF_WL_PENDING);
 	assert_int_equal(fx_wl(&f, w)->pending, KERF_PENDING_REQUEUED);

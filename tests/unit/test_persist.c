@@ -94,12 +94,21 @@ static void test_export_import_round_trip(void **state)
 	fx_state_ok(&g);
 	/* the handshake in flight is back, pointing at the preemptor */
 	w = kerf_state_find_key(&g.st, fx_wl(&f, victim)->key);
-	assert_int_equal(w->preempt_deadline_ms, 601000);
-	assert_ptr_equal(kerf_state_find(&g.st, w->preempted_by),
+	assert_int_equal(kerf_wl_pre(w)->preempt_deadline_ms, 601000);
+	assert_ptr_equal(kerf_state_find(&g.st, kerf_wl_pre(w)->preempted_by),
 			 kerf_state_find_key(&g.st, fx_wl(&f, preemptor)->key));
-	assert_int_equal(w->nr_asked_by, 1);
-	assert_int_equal(kerf_state_find_key(&g.st, fx_wl(&f, preemptor)->key)->nr_victims, 1);
-	assert_int_equal(kerf_state_find_key(&g.st, fx_wl(&f, preemptor)->key)->nr_nominated, 1);
+	assert_int_equal(kerf_wl_pre(w)->nr_asked_by, 1);
+	assert_int_equal(kerf_wl_pre(kerf_state_find_key(&g.st, fx_wl(&f, preemptor)->key))->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(kerf_state_find_key(&g.st, fx_wl(&f, preemptor)->key))->nr_nominated, 1);
+	/* only those two took part in preemption: the others carry no pre */
+	for (size_t k = 0; k < g.st.nr_wl; k++) {
+		const struct kerf_workload *x = g.st.wl[k];
+		bool part = strcmp(x->key, fx_wl(&f, victim)->key) == 0 ||
+			    strcmp(x->key, fx_wl(&f, preemptor)->key) == 0;
+
+		assert_true((x->pre != NULL) == part);
+		assert_true((kerf_state_find_key(&f.st, x->key)->pre != NULL) == part);
+	}
 	/* fair-share history and the clock */
 	assert_int_equal(g.st.avg_at_ms, 600000);
 	assert_memory_equal(&g.st.usage_avg[f.a], &f.st.usage_avg[f.a],

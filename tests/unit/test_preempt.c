@@ -62,7 +62,7 @@ static void setup(struct fx *f, int nodes, const int64_t *nominal,
 
 static bool leaving(struct fx *f, uint32_t id)
 {
-	return fx_wl(f, id)->preempt_deadline_ms > 0;
+	return kerf_wl_pre(fx_wl(f, id))->preempt_deadline_ms > 0;
 }
 
 /* Probe for kerf_preempt_plan: some node has this many idle GPUs. */
@@ -102,9 +102,9 @@ static void test_lower_class_chosen_over_higher(void **state)
 	assert_int_equal(stats.nr_preempted, 1);
 	assert_true(leaving(&f, l));
 	assert_false(leaving(&f, b));
-	assert_int_equal(fx_wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
-	assert_int_equal(fx_wl(&f, l)->preempted_by, h);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l))->preempt_deadline_ms, 100 + GRACE_MS);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l))->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 1);
 	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
 	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 1 workload to checkpoint and leave (lower priority): w2");
@@ -132,7 +132,7 @@ static void test_least_work_at_risk_first(void **state)
 	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 1);
 	assert_true(leaving(&f, fresh));
 	assert_false(leaving(&f, old));
-	assert_int_equal(fx_wl(&f, fresh)->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, fresh))->preempted_by, h);
 	fx_teardown(&f);
 }
 
@@ -160,7 +160,7 @@ static void test_smallest_sufficient_set(void **state)
 	assert_true(leaving(&f, big));
 	assert_false(leaving(&f, small));
 	assert_false(leaving(&f, np));
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 1);
 	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 1 workload to checkpoint and leave (lower priority): w1");
 	fx_teardown(&f);
@@ -236,7 +236,7 @@ static void test_plan_direct_changes_nothing(void **state)
 	}
 	for (int i = 0; i < 4; i++)
 		assert_false(leaving(&f, v[i]));
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 0);
 	fx_state_ok(&f);
 	free(before);
 	fx_teardown(&f);
@@ -259,7 +259,7 @@ static void test_min_runtime_protects(void **state)
 	assert_false(leaving(&f, l));
 	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 1);
 	assert_true(leaving(&f, l));
-	assert_int_equal(fx_wl(&f, l)->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l))->preempted_by, h);
 	fx_teardown(&f);
 }
 
@@ -325,7 +325,7 @@ static void test_protected_never_a_victim(void **state)
 	assert_int_equal(fx_cycle(&f, 200).nr_preempted, 1);
 	assert_true(leaving(&f, plain));
 	assert_false(leaving(&f, shielded));
-	assert_int_equal(fx_wl(&f, plain)->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, plain))->preempted_by, h);
 	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_PREEMPTING);
 	fx_teardown(&f);
 }
@@ -345,7 +345,7 @@ static void test_never_preempts(void **state)
 	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 0);
 	assert_false(leaving(&f, l));
 	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_CAPACITY);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 0);
 	/* the same workload allowed to preempt asks l to leave */
 	fx_wl(&f, h)->never_preempts = false;
 	assert_int_equal(fx_cycle(&f, 200).nr_preempted, 1);
@@ -429,9 +429,9 @@ static void test_reclaims_of_one_tenant_fit_together(void **state)
 	x1 = fx_submit(&f, f.a, f.batch, 8, 100);
 	x2 = fx_submit(&f, f.a, f.batch, 8, 100);
 	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 1);
-	assert_int_equal(fx_wl(&f, b2)->preempted_by, x1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, b2))->preempted_by, x1);
 	assert_false(leaving(&f, b3));
-	assert_int_equal(fx_wl(&f, x2)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, x2))->nr_victims, 0);
 	fx_ack(&f, b2, 110);
 	fx_cycle(&f, 110);
 	assert_int_equal(fx_wl(&f, x1)->state, KERF_WL_RUNNING);
@@ -458,7 +458,7 @@ static void test_reclaim_never_of_higher_class(void **state)
 	assert_false(leaving(&f, lent));
 	assert_false(leaving(&f, own));
 	assert_int_equal(fx_wl(&f, a)->state, KERF_WL_PENDING);
-	assert_int_equal(fx_wl(&f, a)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, a))->nr_victims, 0);
 	fx_teardown(&f);
 }
 
@@ -475,21 +475,21 @@ static void test_ack_loses_nothing(void **state)
 	fx_cycle(&f, 0);
 	h = fx_submit(&f, f.b, f.high, 8, 100);
 	fx_cycle(&f, 100);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 1);
 	fx_ack(&f, l, 150);
 	v = fx_wl(&f, l);
 	assert_int_equal(v->state, KERF_WL_PENDING);
 	assert_int_equal(v->pending, KERF_PENDING_REQUEUED);
 	assert_int_equal(v->submit_ms, 0);
-	assert_int_equal(v->lost_gpu_milli_ms, 0);
+	assert_int_equal(kerf_wl_pre(v)->lost_gpu_milli_ms, 0);
 	assert_int_equal(v->last_checkpoint_ms, 150);
-	assert_int_equal(v->nr_preemptions, 1);
-	assert_int_equal(v->nr_asked_by, 1);
-	assert_int_equal(v->asked_by[0], h);
-	assert_int_equal(v->evicted_at[0], 150);
-	assert_int_equal(v->preempt_deadline_ms, 0);
-	assert_int_equal(v->preempted_by, 0);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(v)->nr_preemptions, 1);
+	assert_int_equal(kerf_wl_pre(v)->nr_asked_by, 1);
+	assert_int_equal(v->pre->asked_by[0], h);
+	assert_int_equal(v->pre->evicted_at[0], 150);
+	assert_int_equal(kerf_wl_pre(v)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(v)->preempted_by, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 0);
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
 	assert_int_equal(f.st.tenants.t[f.a].usage.v[GPU], 0);
 	/* a second acknowledgement, or one nobody asked for, is refused */
@@ -517,7 +517,7 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 	fx_wl(&f, l)->last_checkpoint_ms = 40;
 	h = fx_submit(&f, f.b, f.high, 8, 100);
 	fx_cycle(&f, 100);
-	assert_int_equal(fx_wl(&f, l)->preempt_deadline_ms, 100 + GRACE_MS);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l))->preempt_deadline_ms, 100 + GRACE_MS);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS - 1, &f.dec, &err), 0);
 	assert_int_equal(fx_wl(&f, l)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_preempt_expire_one(&f.st, l, 100 + GRACE_MS - 1, &f.dec,
@@ -528,12 +528,12 @@ static void test_expire_at_deadline_records_lost_work(void **state)
 	v = fx_wl(&f, l);
 	assert_int_equal(v->state, KERF_WL_PENDING);
 	assert_int_equal(v->pending, KERF_PENDING_REQUEUED);
-	assert_int_equal(v->lost_gpu_milli_ms,
+	assert_int_equal(kerf_wl_pre(v)->lost_gpu_milli_ms,
 			 (int64_t)(100 + GRACE_MS - 40) * 4000);
-	assert_int_equal(v->nr_preemptions, 1);
-	assert_int_equal(v->nr_asked_by, 1);
-	assert_int_equal(v->asked_by[0], h);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(v)->nr_preemptions, 1);
+	assert_int_equal(kerf_wl_pre(v)->nr_asked_by, 1);
+	assert_int_equal(v->pre->asked_by[0], h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 0);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, &f.dec, NULL), 0);
 	fx_teardown(&f);
 }
@@ -550,14 +550,14 @@ static void test_preemptor_counts_down(void **state)
 	fx_cycle(&f, 0);
 	h = fx_submit(&f, f.a, f.high, 8, 100);
 	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 2);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 2);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 2);
 	assert_string_equal(fx_wl(&f, h)->pending_text,
 			    "waiting for 2 workloads to checkpoint and leave (lower priority): w1, w2");
 	fx_ack(&f, l1, 110);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 1);
 	assert_int_equal(kerf_preempt_expire(&f.st, 100 + GRACE_MS, &f.dec, NULL), 1);
 	fx_state_ok(&f);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 0);
 	fx_cycle(&f, 100 + GRACE_MS);
 	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
 	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_PENDING);
@@ -579,7 +579,7 @@ static void test_preemptor_goes_first(void **state)
 	/* 3 GPUs: small enough that no nodes are reserved for it */
 	h = fx_submit(&f, f.a, f.high, 3, t0);
 	assert_int_equal(fx_cycle(&f, t0).nr_preempted, 1);
-	assert_int_equal(fx_wl(&f, l1)->preempted_by, h);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l1))->preempted_by, h);
 	fx_ack(&f, l1, t0 + 10);
 	/*
 	 * q, of the same class, belongs to a tenant with no usage history:
@@ -612,9 +612,9 @@ static void test_never_evicts_its_evictor(void **state)
 	fx_cycle(&f, 0);
 	x = fx_submit(&f, f.a, f.batch, 8, 1000);
 	fx_cycle(&f, 1000);
-	assert_int_equal(fx_wl(&f, w2)->preempted_by, x);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w2))->preempted_by, x);
 	fx_ack(&f, w2, 1010);
-	assert_int_equal(fx_wl(&f, w2)->asked_by[0], x);
+	assert_int_equal(fx_wl(&f, w2)->pre->asked_by[0], x);
 	fx_cycle(&f, 1020);
 	assert_int_equal(fx_wl(&f, x)->state, KERF_WL_RUNNING);
 
@@ -629,15 +629,15 @@ static void test_never_evicts_its_evictor(void **state)
 	assert_int_equal(fx_wl(&f, x)->state, KERF_WL_RUNNING);
 	assert_true(fx_wl(&f, x)->borrowed);
 	assert_int_equal(fx_wl(&f, w2)->state, KERF_WL_PENDING);
-	assert_int_equal(fx_wl(&f, w2)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w2))->nr_victims, 0);
 	assert_false(leaving(&f, x));
 	assert_false(leaving(&f, w));
 
 	w3 = fx_submit(&f, f.b, f.batch, 8, 3000);
 	assert_int_equal(fx_cycle(&f, 3000).nr_preempted, 1);
-	assert_int_equal(fx_wl(&f, x)->preempted_by, w3);
-	assert_int_equal(fx_wl(&f, w2)->nr_victims, 0);
-	assert_int_equal(fx_wl(&f, w3)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, x))->preempted_by, w3);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w2))->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, w3))->nr_victims, 1);
 	fx_teardown(&f);
 }
 
@@ -664,9 +664,9 @@ static void test_thrash_limit(void **state)
 		assert_int_equal(fx_wl(&f, l)->state, KERF_WL_RUNNING);
 	}
 	v = fx_wl(&f, l);
-	assert_int_equal(v->nr_preemptions, 3);
-	assert_int_equal(v->evicted_at[0], 1001);
-	assert_int_equal(v->evicted_at[2], 121001);
+	assert_int_equal(kerf_wl_pre(v)->nr_preemptions, 3);
+	assert_int_equal(v->pre->evicted_at[0], 1001);
+	assert_int_equal(v->pre->evicted_at[2], 121001);
 	/* a fourth within the hour of the first is refused */
 	p = fx_submit(&f, f.b, f.high, 8, 200000);
 	assert_int_equal(fx_cycle(&f, 200000).nr_preempted, 0);
@@ -675,7 +675,7 @@ static void test_thrash_limit(void **state)
 	assert_int_equal(fx_wl(&f, p)->state, KERF_WL_PENDING);
 	/* an hour after the first, it is a candidate again */
 	assert_int_equal(fx_cycle(&f, 1001 + HOUR_MS).nr_preempted, 1);
-	assert_int_equal(fx_wl(&f, l)->preempted_by, p);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l))->preempted_by, p);
 	fx_teardown(&f);
 }
 
@@ -722,11 +722,11 @@ static void test_freed_room_held_for_preemptor(void **state)
 	fx_ack(&f, l1, 110);
 	fx_cycle(&f, 120);
 	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_PENDING);
-	assert_int_equal(fx_wl(&f, h)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_victims, 1);
 	fx_ack(&f, l2, 130);
 	assert_int_equal(fx_cycle(&f, 140).nr_preempted, 0);
 	assert_int_equal(fx_wl(&f, h)->state, KERF_WL_RUNNING);
-	assert_int_equal(fx_wl(&f, l1)->nr_preemptions, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, l1))->nr_preemptions, 1);
 	fx_teardown(&f);
 }
 
@@ -748,7 +748,7 @@ static void test_held_preemptor_keeps_no_room(void **state)
 	fx_cycle(&f, 0);
 	h = fx_submit(&f, f.a, f.high, 8, 100);
 	assert_int_equal(fx_cycle(&f, 100).nr_preempted, 2);
-	assert_true(fx_wl(&f, h)->nr_nominated > 0);
+	assert_true(kerf_wl_pre(fx_wl(&f, h))->nr_nominated > 0);
 	/* team-a's budget runs out while the victims leave */
 	b = &f.st.tenants.t[f.a].budget;
 	b->limit_milli_ms = 1;
@@ -759,7 +759,7 @@ static void test_held_preemptor_keeps_no_room(void **state)
 	fx_ack(&f, l2, 120);
 	fx_cycle(&f, 130);
 	assert_int_equal(fx_wl(&f, h)->pending, KERF_PENDING_BUDGET);
-	assert_int_equal(fx_wl(&f, h)->nr_nominated, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, h))->nr_nominated, 0);
 	assert_int_equal(fx_wl(&f, l1)->state, KERF_WL_RUNNING);
 	assert_int_equal(fx_wl(&f, l2)->state, KERF_WL_RUNNING);
 	fx_teardown(&f);
@@ -786,10 +786,10 @@ static void test_concurrent_reclaims_disjoint(void **state)
 	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 2);
 	assert_within_limits(&f);
 	assert_false(leaving(&f, a1));
-	assert_int_equal(fx_wl(&f, a2)->preempted_by, b);
-	assert_int_equal(fx_wl(&f, a3)->preempted_by, c);
-	assert_int_equal(fx_wl(&f, b)->nr_victims, 1);
-	assert_int_equal(fx_wl(&f, c)->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, a2))->preempted_by, b);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, a3))->preempted_by, c);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, b))->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, c))->nr_victims, 1);
 	fx_ack(&f, a2, 1010);
 	assert_within_limits(&f);
 	fx_cycle(&f, 1015);
@@ -826,8 +826,8 @@ static void test_concurrent_reclaims_one_victim(void **state)
 	b = fx_submit(&f, f.b, f.batch, 8, 1000);
 	c = fx_submit(&f, f.c, f.batch, 8, 1000);
 	assert_int_equal(fx_cycle(&f, 1000).nr_preempted, 1);
-	assert_int_equal(fx_wl(&f, big)->preempted_by, b);
-	assert_int_equal(fx_wl(&f, c)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, big))->preempted_by, b);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, c))->nr_victims, 0);
 	assert_int_equal(fx_wl(&f, c)->state, KERF_WL_PENDING);
 	assert_within_limits(&f);
 	fx_ack(&f, big, 1010);

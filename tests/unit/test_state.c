@@ -69,6 +69,7 @@ static void test_submit_stores_clean_copy(void **state)
 	struct fx f;
 	struct kerf_workload w = fx_gang(0, 0, 2, 1), *x;
 	struct kerf_wl_pod bogus;
+	struct kerf_wl_preempt pre = { .nr_victims = 3, .preempt_deadline_ms = 5 };
 
 	(void)state;
 	setup(&f);
@@ -81,8 +82,7 @@ static void test_submit_stores_clean_copy(void **state)
 	w.charged = (int64_t[KERF_MAX_RES]){ [GPU] = 2000 };
 	w.nr_charged = KERF_MAX_RES;
 	w.borrowed = true;
-	w.nr_victims = 3;
-	w.preempt_deadline_ms = 5;
+	w.pre = &pre;
 	w.idle_since_ms = 7;
 	w.idle_reclaim = true;
 	w.submit_ms = 99;
@@ -99,8 +99,7 @@ static void test_submit_stores_clean_copy(void **state)
 	assert_int_equal(x->nr_bound, 0);
 	assert_null(x->charged);
 	assert_false(x->borrowed);
-	assert_int_equal(x->nr_victims, 0);
-	assert_int_equal(x->preempt_deadline_ms, 0);
+	assert_null(x->pre);
 	assert_int_equal(x->idle_since_ms, -1);
 	assert_false(x->idle_reclaim);
 	assert_int_equal(x->util_pct, 100);
@@ -350,16 +349,16 @@ static void test_requeued_victim_counts_down(void **state)
 	plan.victims[0] = v1;
 	plan.victims[1] = v2;
 	assert_int_equal(kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 10, &f.dec), 0);
-	assert_int_equal(fx_wl(&f, p)->nr_victims, 2);
-	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 1010);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_victims, 2);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, v1))->preempt_deadline_ms, 1010);
 	/* v1's node fails: it leaves without the handshake */
 	assert_int_equal(kerf_state_requeue(&f.st, v1, 20, NULL), 0);
-	assert_int_equal(fx_wl(&f, p)->nr_victims, 1);
-	assert_int_equal(fx_wl(&f, v1)->preempt_deadline_ms, 0);
-	assert_int_equal(fx_wl(&f, v1)->preempted_by, 0);
-	assert_int_equal(fx_wl(&f, v1)->nr_preemptions, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_victims, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, v1))->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, v1))->preempted_by, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, v1))->nr_preemptions, 0);
 	assert_int_equal(kerf_state_finish(&f.st, v2, 30, NULL), 0);
-	assert_int_equal(fx_wl(&f, p)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_victims, 0);
 	fx_state_ok(&f);
 	fx_teardown(&f);
 }

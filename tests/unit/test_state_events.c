@@ -183,7 +183,7 @@ static void test_forget(void **state)
 	kerf_decisions_clear(&f.dec);
 	assert_int_equal(kerf_state_forget(&f.st, p, 6, &f.dec, NULL), 0);
 	assert_int_equal(fx_count(&f, KERF_DECIDE_CANCEL, v), 1);
-	assert_int_equal(fx_wl(&f, v)->preempt_deadline_ms, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, v))->preempt_deadline_ms, 0);
 	assert_null(kerf_state_find(&f.st, p));
 	assert_null(kerf_state_find_key(&f.st, "w2"));
 	/* finished work goes for good, its key free again */
@@ -309,12 +309,12 @@ static void test_node_remove_lets_go(void **state)
 	p = fx_submit_gang(&f, f.b, f.prod, 1, 8, 5);
 	plan.victims[0] = v;
 	assert_int_equal(kerf_preempt_start(&f.st, fx_wl(&f, p), &plan, 5, &f.dec), 0);
-	assert_int_equal(fx_wl(&f, p)->nr_nominated, 1);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_nominated, 1);
 	kerf_decisions_clear(&f.dec);
 	assert_int_equal(kerf_state_node_remove(&f.st, fx_wl(&f, v)->pods[0].b.node, 6,
 						&f.dec, NULL), 0);
-	assert_int_equal(fx_wl(&f, p)->nr_nominated, 0);
-	assert_int_equal(fx_wl(&f, p)->nr_victims, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_nominated, 0);
+	assert_int_equal(kerf_wl_pre(fx_wl(&f, p))->nr_victims, 0);
 	fx_state_ok(&f);
 	fx_teardown(&f);
 }
