@@ -249,8 +249,8 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 		*p = w->sets[i].req;
 		p->isolation = iso;
 		p->tenant = tenant;
-		if (w->asked)
-			copy->asked[i] = w->asked[i];
+		if (copy->asked)   /* else equal to sets[] (keeps_asked) */
+			copy->asked[i] = kerf_workload_asked(w, i);
 	}
 	for (; bound < nr_pods; bound++) {
 		struct kerf_err why = { 0 };

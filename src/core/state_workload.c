@@ -109,6 +109,28 @@ int kerf_state_check_new(const struct kerf_state *st, const char *key,
 	return 0;
 }
 
+/*
+ * Must the state's copy of w keep what each set asked apart from sets[]?
+ * Resolving (kerf_state_resolve) changes only isolation and tenant of a
+ * request that is neither a fraction nor MIG, for any cluster and any
+ * tenant isolation, so sets[] keeps the rest as asked; else, or when the
+ * caller's asked[] (kerf_state_adopt) differs from its sets[] in more, it
+ * must.  A differing byte only keeps what need not be kept.
+ */
+static bool keeps_asked(const struct kerf_workload *w)
+{
+	for (int i = 0; i < w->nr_sets; i++) {
+		struct kerf_pod a = kerf_workload_asked(w, i), s = w->sets[i].req;
+
+		s.isolation = 0;
+		s.tenant = 0;
+		if (kerf_pod_is_fraction(&s) || kerf_pod_is_mig(&s) ||
+		    memcmp(&a, &s, sizeof(a)) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* A new workload from template w (not yet in the state); NULL on OOM. */
 struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 					   const char *key,
@@ -117,13 +139,14 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 {
 	/*
 	 * Only the sets it has (a workload of one pod is 900 bytes smaller),
-	 * then what each set asked, then the key: one allocation, freed with
-	 * the workload.
+	 * then what each set asked when it must be kept, then the key: one
+	 * allocation, freed with the workload.
 	 */
 	size_t size = kerf_workload_size(w->nr_sets);
 	size_t len = strlen(key);
-	struct kerf_workload *copy = malloc(size + (size_t)w->nr_sets *
-					    sizeof(struct kerf_pod) + len + 1);
+	size_t nr_asked = keeps_asked(w) ? (size_t)w->nr_sets : 0;
+	struct kerf_workload *copy = malloc(size + nr_asked * sizeof(struct kerf_pod) +
+					    len + 1);
 	struct kerf_pod *asked;
 	char *k;
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
@@ -134,8 +157,8 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 		       "asked[] follows the sets aligned");
 	if (!copy)
 		return NULL;
-	asked = (struct kerf_pod *)((char *)copy + size);
-	k = (char *)(asked + w->nr_sets);
+	asked = nr_asked ? (struct kerf_pod *)((char *)copy + size) : NULL;
+	k = (char *)copy + size + nr_asked * sizeof(struct kerf_pod);
 	memcpy(k, key, len + 1);
 	memcpy(copy, w, kerf_workload_size(w->nr_sets));
 	copy->key = k;
@@ -161,8 +184,11 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->pending_text = kerf_wl_no_text;
 	copy->pending_told = 0;
 	copy->observed = false;
-	for (int i = 0; i < copy->nr_sets; i++)
-		copy->asked[i] = copy->sets[i].req;   /* room made above */
+	for (int i = 0; asked && i < copy->nr_sets; i++) {
+		asked[i] = copy->sets[i].req;   /* room made above */
+		asked[i].isolation = 0;         /* resolved: not part of it */
+		asked[i].tenant = 0;
+	}
 	(void)iso;
 	kerf_state_resolve(st, copy);
 	return copy;
@@ -182,7 +208,7 @@ void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w)
 	for (int i = 0; i < w->nr_sets; i++) {
 		struct kerf_pod *p = &w->sets[i].req;
 
-		*p = w->asked[i];
+		*p = kerf_workload_asked(w, i);
 		p->isolation = (uint8_t)iso;
 		p->tenant = iso == KERF_ISOLATION_SHARED ? 0 : (uint32_t)w->tenant;
 		if (iso == KERF_ISOLATION_HARDWARE && kerf_pod_is_fraction(p))

@@ -126,11 +126,16 @@ struct kerf_workload {
 	 * it for the cluster as it stands (a hardware tenant's fraction
 	 * becomes a MIG instance or a whole GPU, a MIG instance is charged
 	 * its slices' share), again for pending work when the GPUs in MIG
-	 * mode change.
+	 * mode change.  Only isolation and tenant are resolved for a request
+	 * that is neither a fraction nor MIG, whatever the cluster or the
+	 * tenant: when no set asks one, asked is NULL and sets[] says what
+	 * was asked (a single-pod workload saves a kerf_pod).  Read it with
+	 * kerf_workload_asked.
 	 */
-	struct kerf_pod *asked;      /* nr_sets entries, in the state's
-					workload's allocation (a template's
-					may be NULL: asked as in sets[]) */
+	struct kerf_pod *asked;      /* nr_sets entries or NULL, in the
+					state's workload's allocation (a
+					template's may be NULL: asked as in
+					sets[]); isolation and tenant 0 */
 	uint64_t resolved_for;       /* cluster.mig_models sets[] was resolved for */
 
 	uint32_t id;               /* the state's handle, never reused */
@@ -184,6 +189,19 @@ struct kerf_wl_preempt *kerf_workload_preempt(struct kerf_workload *w);
 
 /* w->pre and its lists freed; NULL again. */
 void kerf_workload_free_preempt(struct kerf_workload *w);
+
+/*
+ * What set i asked: asked[i], or without asked sets[i].req less what
+ * resolving set (isolation and tenant 0).
+ */
+static inline struct kerf_pod kerf_workload_asked(const struct kerf_workload *w, int i)
+{
+	struct kerf_pod p = w->asked ? w->asked[i] : w->sets[i].req;
+
+	p.isolation = 0;
+	p.tenant = 0;
+	return p;
+}
 
 /* All zero: what a workload without a part in preemption reads. */
 extern const struct kerf_wl_preempt kerf_wl_no_preempt;

@@ -126,7 +126,7 @@ static int see_workloads(const struct kerf_state *st, struct seen *s)
 		/* pending: asked again as first asked; running: as bound */
 		if (w->state == KERF_WL_PENDING)
 			for (int i = 0; i < w->nr_sets; i++)
-				x->tmpl.sets[i].req = w->asked[i];
+				x->tmpl.sets[i].req = kerf_workload_asked(w, i);
 		x->submit_ms = w->submit_ms;
 		x->start_ms = w->start_ms;
 		x->running = w->state == KERF_WL_RUNNING;

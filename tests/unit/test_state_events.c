@@ -420,6 +420,25 @@ static void test_hardware_fraction_by_model_slices(void **state)
 	assert_int_equal(kerf_state_find(&st, 1)->sets[0].req.mig_slices, 2);
 	/* charged as 2 of 4 slices */
 	assert_int_equal(kerf_state_find(&st, 1)->sets[0].req.gpu_milli, 500);
+	/* what it asked is kept: resolved again from it, not from the MIG shape */
+	assert_non_null(kerf_state_find(&st, 1)->asked);
+	assert_int_equal(kerf_workload_asked(kerf_state_find(&st, 1), 0).mig_slices, 0);
+	/* a whole GPU is only given its owner: sets[] is what it asked */
+	w.sets[0].req.gpu_milli = 1000;
+	assert_int_equal(kerf_state_submit(&st, "y", &w, 0, NULL), 2);
+	assert_null(kerf_state_find(&st, 2)->asked);
+	assert_int_equal(kerf_state_find(&st, 2)->sets[0].req.tenant, (uint32_t)t);
+	assert_int_equal(kerf_state_find(&st, 2)->sets[0].req.isolation,
+			 KERF_ISOLATION_HARDWARE);
+	assert_int_equal(kerf_workload_asked(kerf_state_find(&st, 2), 0).tenant, 0);
+	/* MIG off: the half GPU becomes a whole one, the whole one stays */
+	assert_int_equal(kerf_cluster_set_mig(&st.cluster, 0, 0, NULL), 0);
+	kerf_state_resolve_pending(&st);
+	assert_int_equal(kerf_state_find(&st, 1)->sets[0].req.mig_slices, 0);
+	assert_int_equal(kerf_state_find(&st, 1)->sets[0].req.gpu_milli, 1000);
+	assert_int_equal(kerf_state_find(&st, 2)->sets[0].req.gpu_milli, 1000);
+	assert_int_equal(kerf_state_find(&st, 2)->sets[0].req.tenant, (uint32_t)t);
+	assert_null(kerf_state_find(&st, 2)->asked);
 	kerf_state_release(&st);
 }
 
