@@ -244,7 +244,7 @@ void kerf_state_insert(struct kerf_state *st, struct kerf_workload *w)
 
 	w->id = st->next_id++;
 	w->seq = st->next_seq++;
-	w->index = st->nr_wl;
+	w->index = (uint32_t)st->nr_wl;
 	st->wl[st->nr_wl++] = w;
 	rc = kerf_map_put_u64(&st->by_id, w->id, w);
 	KERF_ASSERT(rc == 0);
@@ -290,7 +290,7 @@ void kerf_state_drop(struct kerf_state *st, struct kerf_workload *w)
 
 	KERF_ASSERT(i < st->nr_wl && st->wl[i] == w);
 	st->wl[i] = st->wl[--st->nr_wl];
-	st->wl[i]->index = i;
+	st->wl[i]->index = (uint32_t)i;
 	kerf_map_del_u64(&st->by_id, w->id);
 	if (!st->no_key_map)
 		kerf_map_del_str(&st->by_key, w->key);
