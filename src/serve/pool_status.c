@@ -80,9 +80,10 @@ int kerf_pool_status_patch(const struct kerf_world *w, const struct kerf_cpool *
 		snprintf(msg, sizeof(msg), "the nodes it selects are of flavor '%s'", cp->name);
 	else
 		snprintf(msg, sizeof(msg), "left out: %s", cp->why);
-	patch = json_pack("{s:{s:I, s:i, s:i, s:s, s:[{s:s, s:s, s:s, s:s, s:s, s:I}]}}",
+	patch = json_pack("{s:{s:I, s:i, s:i, s:i, s:s, s:[{s:s, s:s, s:s, s:s, s:s, s:I}]}}",
 			  "status", "observedGeneration", (json_int_t)cp->generation,
-			  "nodes", (int)u.nodes, "gpus", (int)u.gpus, "allocated", alloc,
+			  "nodes", (int)u.nodes, "gpus", (int)u.gpus, "migGPUs", (int)u.mig_gpus,
+			  "allocated", alloc,
 			  "conditions", "type", "Accepted", "status", status,
 			  "reason", cp->accepted ? "Valid" : "Invalid", "message", msg,
 			  "lastTransitionTime", since,

@@ -1,9 +1,9 @@
 /*
  * pool_status: a GPUPool as kerf serve keeps it, and its status as kerf
  * writes it so that `kubectl get gpupools` shows what the pool holds:
- * observedGeneration; nodes (the nodes of its flavor), gpus (their GPUs)
- * and allocated (GPUs held by what runs there, a decimal: "2.5" for
- * 2,500 GPU-milli); and the condition Accepted: True, or False with the
+ * observedGeneration; nodes (the nodes of its flavor), gpus (their GPUs),
+ * migGPUs (of which in MIG mode) and allocated (GPUs held by what runs
+ * there, a decimal: "2.5" for 2,500 GPU-milli); and the condition Accepted: True, or False with the
  * decoder's reason (a rule the API server cannot check, such as a Fixed
  * MIG layout that does not fit) while the pool is left out.
  */

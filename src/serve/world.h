@@ -141,6 +141,7 @@ int kerf_world_reflavor_due(struct kerf_world *w, int64_t now_ms, struct kerf_er
 struct kerf_world_pool_usage {
 	uint32_t nodes;
 	uint32_t gpus;
+	uint32_t mig_gpus;              /* of which in MIG mode */
 	int64_t allocated_milli;        /* GPU milli held by what runs there */
 };
 void kerf_world_pool_usage(const struct kerf_world *w, const char *name,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mig/place.h"
 #include "serve/world_int.h"
 
 enum { FLAVOR_RETRY_MS = 10000 };
@@ -207,6 +208,15 @@ void kerf_world_pool_usage(const struct kerf_world *w, const char *name,
 			continue;
 		out->nodes++;
 		out->gpus += n->nr_gpus;
-		out->allocated_milli += (int64_t)n->nr_gpus * KERF_GPU_MILLI - n->gpu_free_milli_sum;
+		for (int g = 0; g < n->nr_gpus; g++) {
+			/* a GPU in MIG mode shows 0 free: its instances' charges say */
+			bool mig = n->mig_gpus >> g & 1u;
+
+			out->mig_gpus += mig;
+			out->allocated_milli += KERF_GPU_MILLI -
+				(mig ? (n->mig && g < KERF_MIG_NODE_GPUS ? n->mig->free_milli[g]
+									 : KERF_GPU_MILLI)
+				     : n->gpu_free_milli[g]);
+		}
 	}
 }

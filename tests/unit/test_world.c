@@ -1360,6 +1360,7 @@ static void test_gpupool_sharing(void **state)
 			   .ann = "\"kerf.io/gpu-sharing\":\"mps\"",
 			   .spec = "\"tolerations\":[{\"operator\":\"Exists\"}]" };
 	struct ps whole = { .ns = "team-a", .name = "whole", .gpus = 8 };
+	struct kerf_world_pool_usage u;
 
 	(void)state;
 	kerf_actions_init(&a);
@@ -1376,6 +1377,14 @@ static void test_gpupool_sharing(void **state)
 	assert_string_equal(find(&a, KERF_ACT_BIND, "frac")->node, "b");
 	assert_non_null(find(&a, KERF_ACT_BIND, "whole"));
 	assert_string_equal(find(&a, KERF_ACT_BIND, "whole")->node, "a");
+	/* the pool's usage: a GPU in MIG mode with nothing on it is not
+	   allocated (it shows 0 free to whole-GPU pods) */
+	node_set(w, "m", 8, "\"kerf.io/pool\":\"whole\",\"kerf.io/mig-gpus\":\"2\"", NULL, T0);
+	kerf_world_pool_usage(w, "whole", &u);
+	assert_int_equal(u.nodes, 2);
+	assert_int_equal(u.gpus, 16);
+	assert_int_equal(u.mig_gpus, 2);
+	assert_int_equal(u.allocated_milli, 8000);
 	kerf_actions_release(&a);
 	kerf_world_free(w);
 }
