@@ -138,6 +138,7 @@ enum {
 	/* a workload none of whose pods is bound is placed anew after this
 	   many failed attempts (the node may refuse it for good) */
 	BIND_GIVE_UP_ATTEMPTS = 8,
+	BIND_REFUSED_RETRY_MS = 60000,     /* a 4xx: it will not change soon */
 };
 
 static void note_error(struct kerf_controller *c, const char *what,
@@ -735,6 +736,27 @@ static bool retry_bind(struct kerf_controller *c, const struct sent *s,
 
 static void carry_out(struct kerf_controller *c, const struct kerf_action *a);
 
+/* The pod of a binding the API server refused is told why (PodScheduled, an Event). */
+static void tell_refused(struct kerf_controller *c, const struct kerf_action *bind,
+			 const struct kerf_kube_response *resp, uint64_t retry_ms)
+{
+	struct kerf_action a = { .kind = KERF_ACT_PENDING };
+	char text[1024] = { 0 };
+
+	snprintf(a.ns, sizeof(a.ns), "%s", bind->ns);
+	snprintf(a.name, sizeof(a.name), "%s", bind->name);
+	snprintf(a.uid, sizeof(a.uid), "%s", bind->uid);
+	snprintf(a.reason, sizeof(a.reason), "BindingRejected");
+	snprintf(text, sizeof(text),
+		 "the API server refused its binding to node '%s' (%s); sent again in %" PRIu64 " s",
+		 bind->node, resp->status.decoded && resp->status.message[0]
+				 ? resp->status.message : resp->msg,
+		 (retry_ms + 999) / 1000);
+	memcpy(a.message, text, sizeof(a.message) - 1);
+	a.message[sizeof(a.message) - 1] = '\0';
+	carry_out(c, &a);
+}
+
 static void answered(void *arg, const struct kerf_kube_response *resp)
 {
 	struct sent *s = arg;
@@ -774,14 +796,20 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			/* a failed binding may or may not have landed: the
 			   cache tells before it is sent again */
 			uint64_t ms = BIND_BACKOFF_BASE_MS << (s->attempt < 5 ? s->attempt : 5);
+			/* refused (a 4xx): no sooner than a minute, and the pod told */
+			bool refused = resp->http_status >= 400 && resp->http_status < 500;
 
 			if (ms > BIND_BACKOFF_CAP_MS)
 				ms = BIND_BACKOFF_CAP_MS;
+			if (refused)
+				ms = BIND_REFUSED_RETRY_MS;
 			if (resp->retry_after_s > 0)
 				ms = 1000 * (uint64_t)(resp->retry_after_s < 60 ? resp->retry_after_s : 60);
 			ms += kerf_rng_below(&c->rng, ms / 2 + 1);
 			c->st.binds_failed++;
 			note_error(c, "bind", resp->msg);
+			if (refused && s->attempt == 0 && s->bind)
+				tell_refused(c, s->bind, resp, ms);
 			waits = retry_bind(c, s, (int64_t)ms);
 		}
 		if (s->plan && !waits)

@@ -43,6 +43,14 @@ static const char *tenants =
 
 static char pods[8192];
 
+/* One pod of one GPU, unbound. */
+static const char *solo =
+	"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+	"{\"metadata\":{\"name\":\"solo\",\"namespace\":\"team-a\",\"uid\":\"uid-s\",\"resourceVersion\":\"20\","
+	"\"creationTimestamp\":\"2026-12-02T18:31:53Z\"},"
+	"\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]},"
+	"\"status\":{\"phase\":\"Pending\"}}]}";
+
 static void make_pods(void)
 {
 	char *p = pods;
@@ -472,12 +480,6 @@ static void test_failed_binding_sent_again(void **state)
  */
 static void test_binding_given_up(void **state)
 {
-	static const char *solo =
-		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
-		"{\"metadata\":{\"name\":\"solo\",\"namespace\":\"team-a\",\"uid\":\"uid-s\",\"resourceVersion\":\"20\","
-		"\"creationTimestamp\":\"2026-12-02T18:31:53Z\"},"
-		"\"spec\":{\"schedulerName\":\"kerf\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]},"
-		"\"status\":{\"phase\":\"Pending\"}}]}";
 	struct kerf_kube_fake *f = kerf_kube_fake_new();
 	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
 	struct kerf_kube_ops ops;
@@ -566,6 +568,47 @@ static void test_failed_eviction_sent_again(void **state)
 	kerf_kube_fake_free(f);
 }
 
+/*
+ * A binding the API server refuses (403) tells its pod why, once
+ * (PodScheduled with reason BindingRejected, and an Event), and is sent
+ * again no sooner than a minute later.
+ */
+static void test_refused_binding_told(void **state)
+{
+	static const char *forbidden =
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"pods \\\"solo\\\" is forbidden: binding refused by policy\",\"reason\":\"Forbidden\",\"code\":403}";
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	kerf_kube_fake_ops(f, &ops);
+	o.ops = &ops;
+	script_lists_with(f, solo);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/solo/binding",
+						    403, forbidden), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/team-a/pods/solo/status", 200, "{}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/events", 201, "{}"), 0);
+	c = started(&o);
+	for (int i = 0; i < 5; i++) {
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	assert_int_equal(count_calls(f, "POST", "/pods/solo/binding"), 1);
+	assert_int_equal(count_calls(f, "PATCH", "/pods/solo/status"), 1);
+	assert_int_equal(count_calls(f, "POST", "/namespaces/team-a/events"), 1);
+	/* not again within the minute */
+	kerf_controller_step(c, now + 30000);
+	assert_int_equal(count_calls(f, "POST", "/pods/solo/binding"), 1);
+	kerf_controller_step(c, now + 100000);
+	assert_int_equal(count_calls(f, "POST", "/pods/solo/binding"), 2);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_failed_binding_sent_again),
 		cmocka_unit_test(test_binding_given_up),
 		cmocka_unit_test(test_failed_eviction_sent_again),
+		cmocka_unit_test(test_refused_binding_told),
 		cmocka_unit_test(test_waits_for_the_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
