@@ -118,6 +118,19 @@ static size_t count_calls(struct kerf_kube_fake *f, const char *method,
 	return n;
 }
 
+/* A fake API and the options of a controller on it (kerf, seed 1). */
+static struct kerf_kube_fake *fake(struct kerf_kube_ops *ops,
+				   struct kerf_controller_opts *o)
+{
+	struct kerf_kube_fake *f = kerf_kube_fake_new();
+
+	assert_non_null(f);
+	kerf_kube_fake_ops(f, ops);
+	*o = (struct kerf_controller_opts){ .scheduler_name = "kerf", .policy = "kerf",
+					    .seed = 1, .ops = ops };
+	return f;
+}
+
 /* A controller on o, started (its informers list at the next poll). */
 static struct kerf_controller *started(const struct kerf_controller_opts *o)
 {
@@ -146,16 +159,14 @@ static void script_gang(struct kerf_kube_fake *f, int n)
 
 static void test_gang_bound_whole(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	assert_non_null(f);
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists(f);
 	script_gang(f, 4);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
@@ -205,8 +216,8 @@ static void test_gang_bound_whole(void **state)
  */
 static void test_gang_plan_refused(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	const struct kerf_world_stats *ws;
@@ -214,8 +225,7 @@ static void test_gang_plan_refused(void **state)
 	char bound[512];
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists(f);
 	for (int i = 0; i < 4; i++) {
 		char path[128];
@@ -272,8 +282,8 @@ static void test_gang_plan_refused(void **state)
  */
 static void test_first_binding_waited_on(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	static const char *timeout =
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
 		"\"message\":\"Timeout: request did not complete within requested timeout - context deadline exceeded\","
@@ -287,8 +297,7 @@ static void test_first_binding_waited_on(void **state)
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists(f);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/g-0/binding",
 						    504, timeout), 0);
@@ -323,9 +332,8 @@ static void test_first_binding_waited_on(void **state)
 
 static void test_waits_for_the_lease(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf",
-					  .seed = 1, .leader_elect = true };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	const char *lease_path = "/apis/coordination.k8s.io/v1/namespaces/kerf-system/leases/kerf-scheduler";
@@ -333,8 +341,8 @@ static void test_waits_for_the_lease(void **state)
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
+	o.leader_elect = true;
 	snprintf(o.lease.ns, sizeof(o.lease.ns), "kerf-system");
 	snprintf(o.lease.name, sizeof(o.lease.name), "kerf-scheduler");
 	snprintf(o.lease.identity, sizeof(o.lease.identity), "me");
@@ -373,15 +381,14 @@ static void test_tenant_before_its_nodes(void **state)
 		"{\"kind\":\"TenantList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
 		"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"team-a\",\"uid\":\"t1\",\"resourceVersion\":\"14\",\"generation\":1},"
 		"\"spec\":{\"weight\":1,\"quotas\":[{\"flavor\":\"h100\",\"nominal\":\"8\",\"borrowingLimit\":\"0\"}]}}]}";
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	make_pods();
 	/* the first nodes list fails: the tenants come first */
 	kerf_kube_fake_fail_nth(f, 1, 500, 0);
@@ -408,8 +415,8 @@ static void test_tenant_before_its_nodes(void **state)
 
 static void test_failed_binding_sent_again(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	static const char *ok =
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
 	static const char *conflict =
@@ -424,9 +431,7 @@ static void test_failed_binding_sent_again(void **state)
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	assert_non_null(f);
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists(f);
 	for (int i = 0; i < 4; i++) {
 		char path[128];
@@ -480,15 +485,14 @@ static void test_failed_binding_sent_again(void **state)
  */
 static void test_binding_given_up(void **state)
 {
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists_with(f, solo);
 	c = started(&o);
 	for (int i = 0; i < 200 && !kerf_controller_stats(c)->binds_given_up; i++) {
@@ -531,15 +535,14 @@ static void test_failed_eviction_sent_again(void **state)
 	static const char *evicted =
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}";
 	static const char *path = "/api/v1/namespaces/team-a/pods/g-0/eviction";
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists_with(f, partial);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", path, 503, unavailable), 0);
 	/* the second attempt: no answer at all (nothing scripted for it) */
@@ -578,15 +581,14 @@ static void test_refused_binding_told(void **state)
 	static const char *forbidden =
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
 		"\"message\":\"pods \\\"solo\\\" is forbidden: binding refused by policy\",\"reason\":\"Forbidden\",\"code\":403}";
-	struct kerf_kube_fake *f = kerf_kube_fake_new();
-	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c;
 	int64_t now = 1796236400000LL;
 
 	(void)state;
-	kerf_kube_fake_ops(f, &ops);
-	o.ops = &ops;
+	f = fake(&ops, &o);
 	script_lists_with(f, solo);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/team-a/pods/solo/binding",
 						    403, forbidden), 0);
