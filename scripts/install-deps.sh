@@ -9,6 +9,7 @@ pkgs=(
 	libcmocka-dev libjansson-dev libyaml-dev
 	libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libssl-dev openssl
 	python3
+	nghttp2-proxy   # nghttpx: an HTTP/2 front for the e2e suite (tests/e2e/h2_front.sh)
 )
 
 sudo=""
