@@ -708,12 +708,12 @@ static void retry_eviction(struct kerf_controller *c, const char *ns,
 }
 
 /*
- * Send s's binding again after delay_ms, if it still stands then; a
- * plan's first binding keeps its plan waiting.  False when it cannot
- * wait (too many waiting).
+ * Send s's binding again after delay_ms, if it still stands then, with
+ * plan (s's own, a plan's first binding: the plan waits on it; or NULL).
+ * False when it cannot wait (too many waiting).
  */
 static bool retry_bind(struct kerf_controller *c, const struct sent *s,
-		       int64_t delay_ms)
+		       int64_t delay_ms, struct plan *plan)
 {
 	struct bind_retry *br;
 
@@ -730,7 +730,7 @@ static bool retry_bind(struct kerf_controller *c, const struct sent *s,
 	br->a = *s->bind;
 	br->attempt = s->attempt + 1;
 	br->at_ms = c->now_ms + delay_ms;
-	br->plan = s->plan;
+	br->plan = plan;
 	return true;
 }
 
@@ -778,20 +778,16 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			   binding in flight when an earlier leader stopped);
 			   the cache is still asked 1 s later, as for any 409:
 			   the binding goes again if it shows the pod unbound */
-			struct plan *plan = s->plan;
-
 			c->st.binds_already++;
 			ok = true;
-			s->plan = NULL;
-			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
-			s->plan = plan;
+			retry_bind(c, s, BIND_CONFLICT_RECHECK_MS, NULL);
 		} else if (resp->class == KERF_KUBE_CONFLICT ||
 			   resp->class == KERF_KUBE_ALREADY_EXISTS) {
 			/* bound already (by an earlier leader or a retry):
 			   the pod's watch event says where; if it does not,
 			   the binding did not land and goes again */
 			c->st.binds_conflict++;
-			waits = retry_bind(c, s, BIND_CONFLICT_RECHECK_MS);
+			waits = retry_bind(c, s, BIND_CONFLICT_RECHECK_MS, s->plan);
 		} else {
 			/* a failed binding may or may not have landed: the
 			   cache tells before it is sent again */
@@ -810,7 +806,7 @@ static void answered(void *arg, const struct kerf_kube_response *resp)
 			note_error(c, "bind", resp->msg);
 			if (refused && s->attempt == 0 && s->bind)
 				tell_refused(c, s->bind, resp, ms);
-			waits = retry_bind(c, s, (int64_t)ms);
+			waits = retry_bind(c, s, (int64_t)ms, s->plan);
 		}
 		if (s->plan && !waits)
 			plan_answered(c, s->plan, s->kind, ok);

@@ -16,7 +16,6 @@
 
 #include "base/err.h"
 #include "kobj/gpupool.h"
-#include "kobj/time.h"
 #include "serve/world.h"
 
 struct kerf_cpool {
@@ -27,7 +26,7 @@ struct kerf_cpool {
 	int64_t generation;
 	/* the Accepted condition the object carries: kept while unchanged */
 	char was[8];                        /* "True", "False" or "" */
-	char since[KERF_TIME_TEXT_MAX];     /* its lastTransitionTime */
+	char since[KERF_KOBJ_TIME_MAX];     /* its lastTransitionTime */
 };
 
 /* obj (a GPUPool) into a new cpool (accepted or not); NULL: no name, or memory. */

@@ -60,6 +60,19 @@ int e2e_connect(const char *kc)
 	return 0;
 }
 
+const struct kerf_kube_config *e2e_kube_config(void)
+{
+	return &cfg;
+}
+
+int e2e_done(void)
+{
+	/* under meson (KERF_TAP) the summary is a TAP comment */
+	printf("1..%d\n%s%d passed, %d failed\n", e2e_nr_passed + e2e_nr_failed,
+	       getenv("KERF_TAP") ? "# " : "", e2e_nr_passed, e2e_nr_failed);
+	return e2e_nr_failed ? 1 : 0;
+}
+
 void e2e_disconnect(void)
 {
 	kerf_kube_client_free(e2e_client);
@@ -126,16 +139,16 @@ bool e2e_crd(void)
 	return true;
 }
 
-void e2e_node(const char *name, int gpus)
+void e2e_node(const char *name, int gpus, const char *label)
 {
 	char path[256], body[512];
 
 	e2e_post("/api/v1/nodes",
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\",\"labels\":"
-		 "{\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\",\"nvidia.com/gpu.memory\":\"81559\",\"kerf.io/e2e\":\"1\"}},"
+		 "{\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\",\"nvidia.com/gpu.memory\":\"81559\",\"kerf.io/e2e\":\"1\"%s%s}},"
 		 "\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"%d\"},"
 		 "\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"%d\"}}}",
-		 name, gpus, gpus);
+		 name, label ? "," : "", label ? label : "", gpus, gpus);
 	/* an API server taints new nodes not-ready; no kubelet will clear it */
 	snprintf(path, sizeof(path), "/api/v1/nodes/%s", name);
 	e2e_api("PATCH", path, "application/merge-patch+json", "{\"spec\":{\"taints\":null}}", NULL);
@@ -149,9 +162,10 @@ void e2e_node(const char *name, int gpus)
 }
 
 long e2e_pod(const char *ns, const char *name, const char *gang, int size,
-	     int gpus, const char *scheduler, const char *pclass)
+	     int gpus, const char *scheduler, const char *pclass,
+	     const char *selector)
 {
-	char path[256], meta[256] = "", spec[128] = "";
+	char path[256], meta[256] = "", spec[512] = "";
 
 	if (gang)
 		snprintf(meta, sizeof(meta),
@@ -159,6 +173,9 @@ long e2e_pod(const char *ns, const char *name, const char *gang, int size,
 			 gang, size);
 	if (pclass)
 		snprintf(spec, sizeof(spec), "\"priorityClassName\":\"%s\",", pclass);
+	if (selector)
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec),
+			 "\"nodeSelector\":{%s},", selector);
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", ns);
 	return e2e_post(path,
 			"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"%s},"

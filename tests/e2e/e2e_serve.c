@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 		return rc < 0 ? 1 : 0;
 
 	/* the cluster: the CRD, two tenants' namespaces, two 8-GPU nodes */
-	e2e_install_crd();
+	e2e_check(e2e_crd(), "kerf's CRDs installed (Tenant, GPUPool)");
 	e2e_post("/apis/kerf.io/v1alpha1/tenants",
 	     "{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"kerf-e2e-a\"},\"spec\":{\"weight\":1}}");
 	e2e_post("/apis/kerf.io/v1alpha1/tenants",
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 		char name[32];
 
 		snprintf(name, sizeof(name), "gang-%d", i);
-		e2e_pod(ns, name, "gang", 4, 4, "kerf", NULL);
+		e2e_pod(ns, name, "gang", 4, 4, "kerf", NULL, NULL);
 	}
 	e2e_check(e2e_controller_start(NULL), "kerf serve started");
 	{
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		      "3 of a 4-pod gang: none bound");
 		e2e_pod_state(ns, "gang-0", node_name, sizeof(node_name), msg, sizeof(msg));
 		e2e_check(strstr(msg, "3 of 4") != NULL, "the incomplete gang's pods say why");
-		e2e_pod(ns, "gang-3", "gang", 4, 4, "kerf", NULL);
+		e2e_pod(ns, "gang-3", "gang", 4, 4, "kerf", NULL, NULL);
 		w.bound = 4;
 		e2e_check(e2e_run_until(bound_is, &w, 10000), "the 4th pod: all four bound");
 		/* the kubelet's part: they run (work that a preemption would lose) */
@@ -192,8 +192,8 @@ int main(int argc, char **argv)
 	}
 
 	/* 2. a gang over its tenant's quota: pending, the reason in the condition */
-	e2e_pod(ns_b, "big-0", "big", 2, 2, "kerf", NULL);
-	e2e_pod(ns_b, "big-1", "big", 2, 2, "kerf", NULL);
+	e2e_pod(ns_b, "big-0", "big", 2, 2, "kerf", NULL, NULL);
+	e2e_pod(ns_b, "big-1", "big", 2, 2, "kerf", NULL, NULL);
 	e2e_run_until(says, &(struct says_arg){ ns_b, "big-0", "over its limit" }, 10000);
 	e2e_pod_state(ns_b, "big-0", node_name, sizeof(node_name), msg, sizeof(msg));
 	e2e_check(!node_name[0] && strstr(msg, "over its limit"), "a gang over quota stays pending, the reason in PodScheduled");
@@ -209,13 +209,13 @@ int main(int argc, char **argv)
 
 		/* both nodes are full with the gang: free nothing; use a third node */
 		e2e_node("kerf-e2e-node-3", 8, NULL);
-		e2e_pod(ns, "other-0", NULL, 0, 6, "default-scheduler", NULL);
+		e2e_pod(ns, "other-0", NULL, 0, 6, "default-scheduler", NULL, NULL);
 		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/other-0/binding", ns);
 		e2e_post(path, "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"other-0\"},"
 			   "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"kerf-e2e-node-3\"}}");
 	}
 	e2e_check(e2e_controller_start(NULL), "kerf serve restarted");
-	e2e_pod(ns, "solo-0", NULL, 0, 4, "kerf", NULL);
+	e2e_pod(ns, "solo-0", NULL, 0, 4, "kerf", NULL, NULL);
 	e2e_run_until(bound_is, &(struct want){ ns, "solo", 1, 1 }, 3000);
 	e2e_pod_state(ns, "solo-0", node_name, sizeof(node_name), msg, sizeof(msg));
 	e2e_check(!node_name[0], "6 of 8 GPUs held by another scheduler: a 4-GPU pod waits");
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 100 && e2e_api("GET", path, NULL, NULL, NULL) != 404; i++)
 			e2e_turn(50);
 	}
-	e2e_pod(ns, "solo-1", NULL, 0, 2, "kerf", NULL);
+	e2e_pod(ns, "solo-1", NULL, 0, 2, "kerf", NULL, NULL);
 	e2e_run_until(bound_is, &(struct want){ ns, "solo", 2, 1 }, 15000);
 	e2e_pod_state(ns, "solo-1", node_name, sizeof(node_name), msg, sizeof(msg));
 	e2e_check(!strcmp(node_name, "kerf-e2e-node-3"), "2 GPUs fit beside the other scheduler's 6");
@@ -442,9 +442,9 @@ int main(int argc, char **argv)
 			 "\"spec\":{\"weight\":1,\"quotas\":[{\"flavor\":\"kerf-e2e-pool\",\"nominal\":\"2\",\"borrowingLimit\":\"0\"},"
 			 "{\"flavor\":\"nvidia-h100-80gb-hbm3\",\"nominal\":\"0\",\"borrowingLimit\":\"0\"}]}}");
 		e2e_post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"labels\":{\"kerf.io/tenant\":\"kerf-e2e-c\"}}}", ns_c);
-		e2e_pod(ns_c, "c-small", NULL, 0, 2, "kerf", sel);
-		e2e_pod(ns_c, "c-big-0", "c-big", 2, 2, "kerf", sel);
-		e2e_pod(ns_c, "c-big-1", "c-big", 2, 2, "kerf", sel);
+		e2e_pod(ns_c, "c-small", NULL, 0, 2, "kerf", NULL, sel);
+		e2e_pod(ns_c, "c-big-0", "c-big", 2, 2, "kerf", NULL, sel);
+		e2e_pod(ns_c, "c-big-1", "c-big", 2, 2, "kerf", NULL, sel);
 		e2e_run_until(bound_is, &(struct want){ ns_c, "c-small", 1, 1 }, 10000);
 		e2e_pod_state(ns_c, "c-small", node_name, sizeof(node_name), msg, sizeof(msg));
 		/* no quota on the product label's flavor: only the pool's lets it run */

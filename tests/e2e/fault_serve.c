@@ -160,7 +160,7 @@ static void make_pods(int s, bool late)
 		for (int i = 0; i < pods[g].size; i++) {
 			snprintf(name, sizeof(name), "%s-%d", gang, i);
 			e2e_pod(NS, name, pods[g].gang ? gang : NULL,
-				pods[g].size, pods[g].gpus, "kerf", sel);
+				pods[g].size, pods[g].gpus, "kerf", NULL, sel);
 		}
 	}
 }
@@ -422,7 +422,7 @@ int main(int argc, char **argv)
 	cert = e2e_slurp(path);
 	snprintf(path, sizeof(path), "%s/server.key", e2e.dir);
 	key = e2e_slurp(path);
-	o.upstream = &e2e.cfg;
+	o.upstream = e2e_kube_config();
 	o.tls_cert_pem = cert;
 	o.tls_key_pem = key;
 	snprintf(path, sizeof(path), "%s/ca.crt", e2e.dir);
@@ -437,7 +437,7 @@ int main(int argc, char **argv)
 	free(cert);
 	free(key);
 
-	e2e_install_crd();
+	e2e_check(e2e_crd(), "kerf's CRDs installed (Tenant, GPUPool)");
 	e2e_post("/apis/kerf.io/v1alpha1/tenants",
 		 "{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"" NS "\"},\"spec\":{\"weight\":1}}");
 	e2e_post("/api/v1/namespaces",

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "kube/fake.h"
+#include "serve_lists.h"
 #include "serve/controller.h"
 
 static const char *nodes =
@@ -77,16 +78,6 @@ static void make_pods(void)
 		 "\"spec\":{\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}]}");
 }
 
-/* The PriorityClasses, PodDisruptionBudgets and GPUPools: none. */
-static void script_empty_lists(struct kerf_kube_fake *f)
-{
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/gpupools", 200,
-		"{\"kind\":\"GPUPoolList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", 200,
-		"{\"kind\":\"PriorityClassList\",\"apiVersion\":\"scheduling.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/policy/v1/poddisruptionbudgets", 200,
-		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-}
 
 /* The lists of nodes, namespaces, tenants, none, and the pods pod_list. */
 static void script_lists_with(struct kerf_kube_fake *f, const char *pod_list)

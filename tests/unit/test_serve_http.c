@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "kube/fake.h"
+#include "serve_lists.h"
 #include "serve/api.h"
 #include "serve/endpoints.h"
 #include "serve/metrics.h"
@@ -84,17 +85,6 @@ struct fixture {
 };
 
 /* A controller that listed everything and ran one cycle. */
-/* The PriorityClasses, PodDisruptionBudgets and GPUPools: none. */
-static void script_empty_lists(struct kerf_kube_fake *f)
-{
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/gpupools", 200,
-		"{\"kind\":\"GPUPoolList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses", 200,
-		"{\"kind\":\"PriorityClassList\",\"apiVersion\":\"scheduling.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/policy/v1/poddisruptionbudgets", 200,
-		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[]}"), 0);
-}
-
 static void start(struct fixture *x)
 {
 	struct kerf_controller_opts o = { .scheduler_name = "kerf", .policy = "kerf", .seed = 1 };
