@@ -1570,7 +1570,7 @@ static bool status_send(struct kerf_controller *c, const char *plural,
 	}
 	*sent = h;
 	snprintf(r.path, sizeof(r.path), "/apis/kerf.io/v1alpha1/%s/%s/status", plural, name);
-	c->st.tenant_status_sent++;
+	c->st.statuses_sent++;
 	send(c, &r, SENT_TENANT_STATUS, NULL, name, KERF_KUBE_REQ_RETRYABLE, NULL, 0);
 	return true;
 }

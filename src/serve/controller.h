@@ -58,7 +58,7 @@ struct kerf_controller_stats {
 	uint64_t pending_sent, events_sent;
 	uint64_t preempts_sent, evictions_sent, evictions_blocked;
 	uint64_t requests_failed;
-	uint64_t tenant_status_sent;       /* Tenant and GPUPool /status patches */
+	uint64_t statuses_sent;     /* Tenant and GPUPool /status patches */
 	uint64_t tenants_restored;         /* histories restored at start */
 	uint64_t objects_refused;          /* objects that did not decode */
 	uint64_t world_errors;             /* world calls that failed */

@@ -148,8 +148,8 @@ int kerf_world_node_model(struct kerf_world *w, const struct kerf_knode *n,
 #define KERF_POOL_SHARING_TERM "kerf.io/pool-sharing"
 enum { KERF_POOL_SHARING_COUNT = 5 };
 const char *kerf_pool_sharing_name(int way);
-bool kerf_world_pool_refuses(const struct kerf_world *w,
-			     const struct kerf_knode *n, int way);
+/* Does pool p (NULL: none) keep pods of way off its nodes? */
+bool kerf_pool_refuses(const struct kerf_kobj_gpupool *p, int way);
 /* Does pod p use way (a name of kerf_pool_sharing_name)? */
 bool kerf_pool_sharing_used(const struct kerf_kpod *p, const char *way);
 

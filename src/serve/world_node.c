@@ -55,6 +55,7 @@ static int node_spec(struct kerf_world *w, const struct kerf_knode *n, int model
 		     uint32_t domain, struct kerf_node_spec *s, bool *taints_grew,
 		     struct kerf_err *err)
 {
+	const struct kerf_kobj_gpupool *pool;
 	bool cordon = false;
 
 	memset(s, 0, sizeof(*s));
@@ -82,11 +83,12 @@ static int node_spec(struct kerf_world *w, const struct kerf_knode *n, int model
 	}
 	/* the ways of sharing its GPUPool does not allow: terms no pod of
 	   that way tolerates (world_pool.c) */
+	pool = kerf_world_pool_of(w, n);
 	for (int m = 0; m < KERF_POOL_SHARING_COUNT; m++) {
 		struct kerf_err e = { 0 };
 		int bit;
 
-		if (!kerf_world_pool_refuses(w, n, m))
+		if (!kerf_pool_refuses(pool, m))
 			continue;
 		bit = kerf_world_term(w, true, KERF_POOL_SHARING_TERM, kerf_pool_sharing_name(m),
 				      KERF_EFFECT_NO_SCHEDULE, taints_grew, &e);

@@ -69,11 +69,8 @@ const char *kerf_pool_sharing_name(int way)
 	return ways[way].name;
 }
 
-bool kerf_world_pool_refuses(const struct kerf_world *w,
-			     const struct kerf_knode *n, int way)
+bool kerf_pool_refuses(const struct kerf_kobj_gpupool *p, int way)
 {
-	const struct kerf_kobj_gpupool *p = kerf_world_pool_of(w, n);
-
 	return p && !(p->sharing & ways[way].need);
 }
 
