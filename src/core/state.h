@@ -108,6 +108,13 @@ struct kerf_state {
 	 */
 	bool no_key_map;
 	/*
+	 * The caller keeps each workload's key alive and unchanged until the
+	 * workload is forgotten (kerf serve's world: its group's key), so
+	 * the state points at it rather than keeping a copy.  Set before
+	 * the first submission.
+	 */
+	bool borrow_keys;
+	/*
 	 * No running workload's checkpoint deadline falls before this
 	 * (kerf_preempt_expire walks the workloads only from then on; 0 on
 	 * a fresh state: walk).  Lowered wherever a deadline is set.

@@ -139,14 +139,14 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 {
 	/*
 	 * Only the sets it has (a workload of one pod is 900 bytes smaller),
-	 * then what each set asked when it must be kept, then the key: one
-	 * allocation, freed with the workload.
+	 * then what each set asked when it must be kept, then the key unless
+	 * borrowed: one allocation, freed with the workload.
 	 */
 	size_t size = kerf_workload_size(w->nr_sets);
-	size_t len = strlen(key);
+	size_t len = st->borrow_keys ? 0 : strlen(key) + 1;
 	size_t nr_asked = keeps_asked(w) ? (size_t)w->nr_sets : 0;
 	struct kerf_workload *copy = malloc(size + nr_asked * sizeof(struct kerf_pod) +
-					    len + 1);
+					    len);
 	struct kerf_pod *asked;
 	char *k;
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;
@@ -159,9 +159,10 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 		return NULL;
 	asked = nr_asked ? (struct kerf_pod *)((char *)copy + size) : NULL;
 	k = (char *)copy + size + nr_asked * sizeof(struct kerf_pod);
-	memcpy(k, key, len + 1);
+	if (len)
+		memcpy(k, key, len);
 	memcpy(copy, w, kerf_workload_size(w->nr_sets));
-	copy->key = k;
+	copy->key = len ? k : key;
 	copy->asked = asked;
 	copy->state = KERF_WL_PENDING;
 	copy->pods = NULL;

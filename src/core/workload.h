@@ -93,6 +93,9 @@ struct kerf_workload {
 	const char *key;           /* the caller's key; in the state's
 				      workload's allocation (a template's is
 				      borrowed, for messages) */
+	void *owner;               /* the caller's, copied from the template
+				      and never read by the core (kerf
+				      serve: the workload's group) */
 	uint64_t seq;              /* order it was first submitted in: ties of
 				      submission time go by it (persisted, so
 				      a restart keeps the order) */

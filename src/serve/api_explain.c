@@ -57,7 +57,7 @@ static void pod_layer(const struct kerf_world *w, const struct wpod *x, json_t *
 {
 	char text[512];
 
-	if (x->why_hash) {
+	if (kerf_world_why_hash(x)) {
 		json_t *o = layer(a, !strncmp(kerf_world_why_reason(x), "Gang", 4) ? "gang" : !strcmp(kerf_world_why_reason(x), "NoTenant") ? "tenant" : "pod",
 				  true, kerf_world_why_message(x), rc);
 
@@ -387,7 +387,7 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	kerf_api_put(o, "pod", pod, &rc);
 	kerf_api_put(o, "workload", x->g ? workload_json(w, x->g, wl, now_ms, &rc) : json_null(), &rc);
 	/* the summary: the world's reason first, then the core's, then where it runs */
-	if (x->why_hash) {
+	if (kerf_world_why_hash(x)) {
 		kerf_api_put(o, "reason", kerf_api_str(kerf_world_why_reason(x)), &rc);
 		kerf_api_put(o, "message", kerf_api_str(kerf_world_why_message(x)), &rc);
 	} else if (wl && wl->state == KERF_WL_PENDING) {

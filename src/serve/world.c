@@ -206,13 +206,14 @@ static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
 		x = calloc(1, sizeof(*x) + strlen(key) + 1);
 		if (x)
 			memcpy(x->key, key, strlen(key) + 1);
-		if (!x || KERF_GROW(w->podv, w->alloc_podv, w->nr_podv + 1) < 0 ||
+		if (!x || w->nr_podv >= UINT32_MAX ||
+		    KERF_GROW(w->podv, w->alloc_podv, w->nr_podv + 1) < 0 ||
 		    kerf_map_put_str(&w->pods, x->key, x) < 0) {
 			free(x);
 			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 			goto fail;
 		}
-		x->index = w->nr_podv;
+		x->index = (uint32_t)w->nr_podv;
 		w->podv[w->nr_podv++] = x;
 	} else {
 		drop_pod(x);
@@ -287,7 +288,7 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
 		       struct kerf_err *err)
 {
-	struct wgroup *g = group ? kerf_map_get_u64(&w->by_id, group) : NULL;
+	struct wgroup *g = kerf_world_group_of(w, group);
 	int rc;
 
 	if (!g || !g->running || g->external)
@@ -423,7 +424,6 @@ int kerf_world_new(const struct kerf_world_config *cfg, struct kerf_world **out,
 	kerf_actions_init(&w->queued);
 	kerf_map_init(&w->pods, true);
 	kerf_map_init(&w->groups, true);
-	kerf_map_init(&w->by_id, false);
 	kerf_map_init(&w->nodes, true);
 	kerf_map_init(&w->ns, true);
 	kerf_map_init(&w->domains, true);
@@ -446,6 +446,7 @@ int kerf_world_new(const struct kerf_world_config *cfg, struct kerf_world **out,
 	/* an evicted pod keeps its devices until it is gone */
 	w->st.hold_evicted = true;
 	w->st.no_key_map = true;    /* its groups map has the keys */
+	w->st.borrow_keys = true;   /* a group outlives its workload */
 	kerf_quota_default(&ext.quota);
 	for (int m = 0; m < KERF_MAX_MODELS; m++)
 		ext.budget_model_weight_pct[m] = 100;
@@ -508,7 +509,6 @@ void kerf_world_free(struct kerf_world *w)
 	}
 	kerf_map_release(&w->pods);
 	kerf_map_release(&w->groups);
-	kerf_map_release(&w->by_id);
 	free(w->pools);
 	kerf_map_release(&w->nodes);
 	kerf_map_release(&w->ns);
@@ -588,7 +588,8 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 	if (!v)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < w->nr_podv; i++)
-		if (w->podv[i]->why_hash && w->podv[i]->why_hash != w->podv[i]->told_hash)
+		if (kerf_world_why_hash(w->podv[i]) &&
+		    w->podv[i]->why->hash != w->podv[i]->why->told)
 			v[nr++] = w->podv[i];
 	qsort(v, nr, sizeof(*v), by_pod_key);
 	for (size_t i = 0; i < nr; i++) {
@@ -602,10 +603,10 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 		snprintf(a->ns, sizeof(a->ns), "%s", v[i]->p->ns);
 		snprintf(a->name, sizeof(a->name), "%s", v[i]->p->name);
 		snprintf(a->uid, sizeof(a->uid), "%s", v[i]->p->uid);
-		snprintf(a->reason, sizeof(a->reason), "%s", v[i]->why);
+		snprintf(a->reason, sizeof(a->reason), "%s", kerf_world_why_reason(v[i]));
 		snprintf(a->message, sizeof(a->message), "%s",
-			 v[i]->why + strlen(v[i]->why) + 1);
-		v[i]->told_hash = v[i]->why_hash;
+			 kerf_world_why_message(v[i]));
+		v[i]->why->told = v[i]->why->hash;
 	}
 	free(v);
 	return 0;

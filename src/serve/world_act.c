@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/grow.h"
@@ -93,7 +94,6 @@ static int bind(struct kerf_world *w, struct wgroup *g,
 	if (d->set >= KERF_MAX_PODSETS)
 		return 0;
 	x = nth_of_set(g, d->set, 0);
-	g->binds[d->set]++;
 	g->running = true;
 	if (!x || !cw)
 		return kerf_err_set(err, -KERF_EINVAL,
@@ -178,7 +178,7 @@ int kerf_world_consume(struct kerf_world *w, int64_t now_ms,
 	/* forget may append CANCELs: the loop reads nr each time */
 	for (size_t i = 0; i < w->dec.nr && rc == 0; i++) {
 		const struct kerf_decision d = w->dec.d[i];
-		struct wgroup *g = d.workload ? kerf_map_get_u64(&w->by_id, d.workload) : NULL;
+		struct wgroup *g = kerf_world_group_of(w, d.workload);
 		const struct kerf_workload *cw;
 		uint8_t kind = 0;
 
@@ -259,13 +259,18 @@ int kerf_world_eviction_refused(struct kerf_world *w, const char *ns,
 	if (!v || !v->leaving || !kerf_wl_pre(v)->preempted_by)
 		return 0;
 	p = kerf_state_find((const struct kerf_state *)&w->st, kerf_wl_pre(v)->preempted_by);
-	pg = kerf_map_get_u64(&w->by_id, kerf_wl_pre(v)->preempted_by);
+	pg = kerf_world_group_of(w, kerf_wl_pre(v)->preempted_by);
 	if (!p || !pg || p->state != KERF_WL_PENDING)
 		return 0;
 	h = kerf_hash_str(why) ^ kerf_hash_str(p->pending_text);
-	if (h == x->refused_hash)
+	if (x->why && h == x->why->refused)
 		return 0;
-	x->refused_hash = h;
+	if (!x->why) {
+		x->why = calloc(1, sizeof(*x->why) + 1);
+		if (!x->why)
+			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+	}
+	x->why->refused = h;
 	for (size_t k = 0; k < pg->nr_m; k++) {
 		struct kerf_action *a;
 

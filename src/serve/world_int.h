@@ -25,12 +25,28 @@ enum wrole {
 
 struct wgroup;
 
+/*
+ * Why kerf does not place a pod (world-level reasons), what was told of
+ * it, and for an evicting pod the refusal last told: kept apart, for the
+ * few pods that have one (most have none: wpod.why is NULL).
+ */
+struct wwhy {
+	uint64_t hash;             /* of the reason; 0: none (text empty) */
+	uint64_t told;             /* the reason's hash last told */
+	uint64_t refused;          /* evicting: the refusal last told */
+	char text[];               /* "Reason\0message" (at most 31 and 255
+				      bytes) while hash != 0 */
+};
+
 struct wpod {
-	/* the small fields together: no holes between them */
+	/* pointers, then 4-byte fields, then bytes: no holes (50,000 of
+	   these live in kerf serve) */
 	struct kerf_kpod *p;       /* the informer's (borrowed), or owned */
-	size_t index;              /* in world->podv */
 	struct wgroup *g;          /* ROLE_KERF, ROLE_EXTERNAL */
 	uint64_t need_labels;      /* label terms of its nodeSelector */
+	struct wwhy *why;          /* owned; NULL: no reason, nothing told */
+	uint32_t index;            /* in world->podv */
+	struct kerf_binding b;     /* in_run: where it runs */
 	bool owned;
 	uint8_t role;              /* enum wrole */
 	bool in_run;               /* one of its running workload's pods */
@@ -38,34 +54,23 @@ struct wpod {
 	bool conflict_counted;
 	bool sub;                  /* in its group's pending submission */
 	uint8_t set;               /* in_run: its pod set */
-	struct kerf_binding b;     /* in_run: where it runs */
-	/*
-	 * Why kerf does not place it (world-level reasons): "Reason\0message"
-	 * (at most 31 and 255 bytes), owned, NULL when none (most pods: it
-	 * is not kept inline); and what was told.
-	 */
-	char *why;
-	uint64_t why_hash;         /* 0: no reason */
-	uint64_t told_hash;
-	uint64_t refused_hash;     /* evicting: the refusal last told */
 	char key[];                /* "ns/name", in the same allocation */
 };
 
 struct wgroup {
-	size_t index;              /* in world->groupv */
 	struct wpod **m;           /* members, in name order: &one while
 				      there is room for one (most groups
 				      are a single pod), else owned */
 	struct wpod *one;
-	size_t nr_m, alloc_m;
+	uint64_t fp;               /* the pending submission's fingerprint */
+	uint32_t index;            /* in world->groupv */
+	uint32_t nr_m, alloc_m;
 	uint32_t id;               /* in the core; 0: none */
 	bool external;
 	bool running;              /* the core runs it */
 	bool started;              /* kerf_state_started told */
 	bool wants_adopt;          /* bound pods not yet in the core */
 	bool partial_counted;
-	uint64_t fp;               /* the pending submission's fingerprint */
-	uint32_t binds[KERF_MAX_PODSETS]; /* BINDs seen per pod set */
 	char key[];                /* workload key, in the same allocation */
 };
 
@@ -100,7 +105,6 @@ struct kerf_world {
 	struct kerf_actions queued;    /* decided by events, told at the cycle */
 	struct kerf_map pods;          /* "ns/name" -> wpod */
 	struct kerf_map groups;        /* key -> wgroup */
-	struct kerf_map by_id;         /* core id -> wgroup */
 	struct kerf_map nodes;         /* name -> wnode */
 	struct kerf_map ns;            /* namespace -> wns */
 	struct kerf_map domains;       /* NVLink domain -> wdomain */
@@ -220,16 +224,30 @@ int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms,
 
 /* --- world_sync.c ------------------------------------------------------- */
 
+/* The group of the core's workload id (its owner), or NULL. */
+static inline struct wgroup *kerf_world_group_of(const struct kerf_world *w,
+						 uint32_t id)
+{
+	const struct kerf_workload *cw = id ? kerf_state_find(&w->st, id) : NULL;
+
+	return cw ? cw->owner : NULL;
+}
+
 /* Set (reason non-NULL) or clear x's world-level reason. */
 /* x's world-level reason and its message ("" when it has none). */
+static inline uint64_t kerf_world_why_hash(const struct wpod *x)
+{
+	return x->why ? x->why->hash : 0;
+}
+
 static inline const char *kerf_world_why_reason(const struct wpod *x)
 {
-	return x->why ? x->why : "";
+	return kerf_world_why_hash(x) ? x->why->text : "";
 }
 
 static inline const char *kerf_world_why_message(const struct wpod *x)
 {
-	return x->why ? x->why + strlen(x->why) + 1 : "";
+	return kerf_world_why_hash(x) ? x->why->text + strlen(x->why->text) + 1 : "";
 }
 
 void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason,

@@ -40,13 +40,18 @@ void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason
 {
 	char text[32 + 256];
 	size_t rlen, mlen;
+	struct wwhy *y;
 	va_list ap;
 	uint64_t h;
 
 	if (!reason) {
-		x->why_hash = x->told_hash = 0;
-		free(x->why);
-		x->why = NULL;
+		if (x->why && x->why->refused) {
+			/* the refusal told is kept; the reason goes */
+			x->why->hash = x->why->told = 0;
+		} else {
+			free(x->why);
+			x->why = NULL;
+		}
 		return;
 	}
 	rlen = (size_t)snprintf(text, 32, "%s", reason);
@@ -57,19 +62,22 @@ void kerf_world_set_why(struct kerf_world *w, struct wpod *x, const char *reason
 	mlen = mlen < 255 ? mlen : 255;
 	h = fnv(0xcbf29ce484222325ULL, text, rlen + 1);
 	h = fnv(h, text + rlen + 1, mlen) | 1;
-	if (h == x->why_hash && x->why)
+	if (x->why && h == x->why->hash)
 		return;
 	if (!strcmp(reason, "InvalidSpec") || !strcmp(reason, "UnsupportedAffinity"))
 		w->stats.nr_invalid++;
-	free(x->why);
-	x->why = malloc(rlen + 1 + mlen + 1);
-	if (!x->why) {
+	y = malloc(sizeof(*y) + rlen + 1 + mlen + 1);
+	if (!y) {
 		/* out of memory: nothing to tell, as if it had no reason */
-		x->why_hash = 0;
+		if (x->why)
+			x->why->hash = 0;
 		return;
 	}
-	memcpy(x->why, text, rlen + 1 + mlen + 1);
-	x->why_hash = h;
+	*y = (struct wwhy){ .told = x->why ? x->why->told : 0,
+			    .refused = x->why ? x->why->refused : 0, .hash = h };
+	memcpy(y->text, text, rlen + 1 + mlen + 1);
+	free(x->why);
+	x->why = y;
 }
 
 /* --- groups ------------------------------------------------------------ */
@@ -84,13 +92,14 @@ struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
 	g = calloc(1, sizeof(*g) + strlen(key) + 1);
 	if (g)
 		memcpy(g->key, key, strlen(key) + 1);
-	if (!g || KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
+	if (!g || w->nr_groupv >= UINT32_MAX ||
+	    KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
 	    kerf_map_put_str(&w->groups, g->key, g) < 0) {
 		free(g);
 		return NULL;
 	}
 	g->external = external;
-	g->index = w->nr_groupv;
+	g->index = (uint32_t)w->nr_groupv;
 	w->groupv[w->nr_groupv++] = g;
 	return g;
 }
@@ -121,8 +130,14 @@ int kerf_world_group_add(struct wgroup *g, struct wpod *x)
 		g->m = m;
 		g->alloc_m = 4;
 	}
-	if (KERF_GROW(g->m, g->alloc_m, g->nr_m + 1) < 0)
-		return -KERF_ENOMEM;
+	if (g->nr_m >= g->alloc_m) {
+		size_t alloc = g->alloc_m;
+
+		if (g->nr_m >= UINT32_MAX - 1 ||
+		    KERF_GROW(g->m, alloc, (size_t)g->nr_m + 1) < 0)
+			return -KERF_ENOMEM;
+		g->alloc_m = alloc < UINT32_MAX ? (uint32_t)alloc : UINT32_MAX - 1;
+	}
 	while (i > 0 && strcmp(g->m[i - 1]->key, x->key) > 0) {
 		g->m[i] = g->m[i - 1];
 		i--;
@@ -157,7 +172,6 @@ int kerf_world_forget(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	rc = kerf_state_forget(&w->st, g->id, now_ms, &w->dec, err);
 	if (rc < 0)
 		return rc;
-	kerf_map_del_u64(&w->by_id, g->id);
 	g->id = 0;
 	g->fp = 0;
 	for (size_t i = 0; i < g->nr_m; i++)
@@ -177,7 +191,6 @@ void kerf_world_unrun(struct kerf_world *w, struct wgroup *g, bool evicting)
 		x->in_run = false;
 	}
 	g->running = g->started = false;
-	memset(g->binds, 0, sizeof(g->binds));
 }
 
 /* The tenant of namespace ns (a leaf), or negative with why. */
@@ -240,7 +253,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		 size_t nr, int tenant, int cls, int64_t now_ms,
 		 struct kerf_err *refused, struct kerf_err *err)
 {
-	struct kerf_workload wl = { .tenant = tenant, .class_idx = cls,
+	struct kerf_workload wl = { .owner = g, .tenant = tenant, .class_idx = cls,
 				    .min_count = (uint32_t)nr };
 	struct kerf_wl_pod *pods = calloc(nr, sizeof(*pods));
 	struct held { uint32_t slot; int16_t milli[KERF_NODE_MAX_GPUS]; } *held =
@@ -297,13 +310,6 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		goto out;
 	if (id < 0)
 		goto refused;
-	if (kerf_map_put_u64(&w->by_id, (uint64_t)id, g) < 0) {
-		/* cannot happen once reserved; undo to stay consistent */
-		kerf_state_finish(&w->st, (uint32_t)id, now_ms, NULL);
-		kerf_state_forget(&w->st, (uint32_t)id, now_ms, NULL, NULL);
-		id = -KERF_ENOMEM;
-		goto out;
-	}
 	g->id = (uint32_t)id;
 	g->running = true;
 	g->wants_adopt = false;
@@ -418,7 +424,7 @@ static uint64_t fingerprint(const struct kerf_workload *wl, struct wpod **v,
 static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		  size_t nr, int64_t now_ms, struct kerf_err *err)
 {
-	struct kerf_workload wl = { .min_count = (uint32_t)nr };
+	struct kerf_workload wl = { .owner = g, .min_count = (uint32_t)nr };
 	uint8_t set_of[KERF_MAX_GANG_PODS];
 	int64_t submit_ms = INT64_MAX;
 	char why[KERF_ERR_MSG_MAX];
@@ -471,13 +477,8 @@ static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		snprintf(why, sizeof(why), "%s", e.msg);
 		goto invalid;
 	}
-	if (kerf_map_put_u64(&w->by_id, (uint64_t)id, g) < 0) {
-		kerf_state_forget(&w->st, (uint32_t)id, now_ms, NULL, NULL);
-		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
-	}
 	g->id = (uint32_t)id;
 	g->fp = fp;
-	memset(g->binds, 0, sizeof(g->binds));
 	for (size_t k = 0; k < nr; k++) {
 		v[k]->sub = true;
 		v[k]->set = set_of[k];
