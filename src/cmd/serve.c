@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/parse.h"
+#include "base/slab.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "kube/client.h"
@@ -143,6 +144,12 @@ int kerf_cmd_serve(int argc, char **argv)
 	uint64_t v;
 	int opt, rc = 1;
 
+	/*
+	 * One thread (the endpoints are polled from the loop below): the
+	 * cached records (pods, workloads) come from kerf_slab, without
+	 * malloc's header, rounding and holes.
+	 */
+	kerf_slab_enable();
 	snprintf(lc->ns, sizeof(lc->ns), "kerf-system");
 	snprintf(lc->name, sizeof(lc->name), "kerf-scheduler");
 	lc->duration_ms = 15000;

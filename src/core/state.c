@@ -7,6 +7,7 @@
 
 #include "base/assert.h"
 #include "base/grow.h"
+#include "base/slab.h"
 #include "core/budget.h"
 #include "core/state_int.h"
 
@@ -67,10 +68,11 @@ int kerf_state_init(struct kerf_state *st, struct kerf_cluster *cluster,
 
 void kerf_state_free_workload(struct kerf_workload *w)
 {
-	free(w->pods);
+	kerf_slab_free(w->pods, kerf_state_pods_bytes(w->nr_bound, w->nr_charged));
 	kerf_workload_free_preempt(w);
 	kerf_workload_clear_text(w);
-	free(w);   /* its asked[] and key too (kerf_state_make_workload) */
+	/* its asked[] and key too (kerf_state_make_workload) */
+	kerf_slab_free(w, kerf_state_workload_bytes(w));
 }
 
 void kerf_state_release(struct kerf_state *st)

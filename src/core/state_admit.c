@@ -12,6 +12,7 @@
 
 #include "base/assert.h"
 #include "base/grow.h"
+#include "base/slab.h"
 #include "core/mig/place.h"
 #include "core/preempt.h"
 #include "core/state_int.h"
@@ -53,11 +54,15 @@ static size_t charge_dims(const struct kerf_state *st)
  * quota dimensions the cluster has now (CPU, memory, each GPU model known:
  * a charge is made of the pods' nodes' models); NULL on OOM.
  */
+size_t kerf_state_pods_bytes(uint32_t nr, size_t dims)
+{
+	return charge_at(nr) + dims * sizeof(int64_t);
+}
+
 static struct kerf_wl_pod *copy_pods(const struct kerf_state *st,
 				     const struct kerf_wl_pod *pods, uint32_t nr)
 {
-	size_t at = charge_at(nr), dims = charge_dims(st);
-	struct kerf_wl_pod *copy = malloc(at + dims * sizeof(int64_t));
+	struct kerf_wl_pod *copy = kerf_slab_alloc(kerf_state_pods_bytes(nr, charge_dims(st)));
 
 	if (copy && nr)
 		memcpy(copy, pods, nr * sizeof(*copy));
@@ -234,7 +239,7 @@ int kerf_state_adopt(struct kerf_state *st, const char *key,
 	held = copy_pods(st, pods, nr_pods);
 	if (!held || kerf_state_reserve_one(st) < 0 ||
 	    !(copy = kerf_state_make_workload(st, key, w, submit_ms))) {
-		free(held);
+		kerf_slab_free(held, kerf_state_pods_bytes(nr_pods, charge_dims(st)));
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	}
 	/*
@@ -288,8 +293,9 @@ undo:
 	while (bound-- > 0)
 		kerf_cluster_unbind(&st->cluster, &copy->sets[pods[bound].set].req,
 				    pods[bound].b, NULL);
-	free(held);
-	free(copy);   /* its asked[] and key too */
+	kerf_slab_free(held, kerf_state_pods_bytes(nr_pods, charge_dims(st)));
+	/* its asked[] and key too */
+	kerf_slab_free(copy, kerf_state_workload_bytes(copy));
 	return rc;
 }
 
@@ -320,7 +326,8 @@ int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 		kerf_quota_release_own(&st->tenants, w->tenant, &charged);
 	w->borrowed = false;
 	w->leaving = false;
-	free(w->pods);   /* the charge with them */
+	/* the charge with them */
+	kerf_slab_free(w->pods, kerf_state_pods_bytes(w->nr_bound, w->nr_charged));
 	w->pods = NULL;
 	w->nr_bound = 0;
 	w->charged = NULL;

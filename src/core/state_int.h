@@ -32,6 +32,15 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 					       const struct kerf_workload *w,
 					       int64_t submit_ms);
 
+/*
+ * The bytes of a state's workload's allocation (kerf_slab's: freed with
+ * its size): its sets, asked[] when kept, its key unless borrowed.
+ */
+size_t kerf_state_workload_bytes(const struct kerf_workload *w);
+
+/* The bytes of a running workload's pods with its charge after them. */
+size_t kerf_state_pods_bytes(uint32_t nr, size_t dims);
+
 /* w's requests resolved from what it asked, for the cluster as it stands. */
 void kerf_state_resolve(const struct kerf_state *st, struct kerf_workload *w);
 

@@ -11,6 +11,7 @@
 
 #include "base/assert.h"
 #include "base/grow.h"
+#include "base/slab.h"
 #include "core/mig/geometry.h"
 #include "core/preempt.h"
 #include "core/state_int.h"
@@ -131,6 +132,14 @@ static bool keeps_asked(const struct kerf_workload *w)
 	return false;
 }
 
+size_t kerf_state_workload_bytes(const struct kerf_workload *w)
+{
+	size_t at = kerf_workload_size(w->nr_sets) +
+		    (w->asked ? (size_t)w->nr_sets * sizeof(struct kerf_pod) : 0);
+
+	return at + (w->key == (const char *)w + at ? strlen(w->key) + 1 : 0);
+}
+
 /* A new workload from template w (not yet in the state); NULL on OOM. */
 struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 					   const char *key,
@@ -145,8 +154,8 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	size_t size = kerf_workload_size(w->nr_sets);
 	size_t len = st->borrow_keys ? 0 : strlen(key) + 1;
 	size_t nr_asked = keeps_asked(w) ? (size_t)w->nr_sets : 0;
-	struct kerf_workload *copy = malloc(size + nr_asked * sizeof(struct kerf_pod) +
-					    len);
+	struct kerf_workload *copy = kerf_slab_alloc(size + nr_asked * sizeof(struct kerf_pod) +
+						     len);
 	struct kerf_pod *asked;
 	char *k;
 	enum kerf_isolation iso = st->tenants.t[w->tenant].isolation;

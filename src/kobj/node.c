@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/parse.h"
 #include "base/quantity.h"
+#include "base/slab.h"
 #include "kobj/json_field.h"
 #include "kobj/names.h"
 #include "kobj/strtab.h"
@@ -276,7 +277,7 @@ void kerf_knode_release(struct kerf_knode *n)
 {
 	if (!n)
 		return;
-	free(n->strings);
+	kerf_slab_free(n->strings, n->strings_len);
 	free(n->labels);
 	free(n->taints);
 	memset(n, 0, sizeof(*n));

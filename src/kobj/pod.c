@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/parse.h"
 #include "base/quantity.h"
+#include "base/slab.h"
 #include "core/model.h"
 #include "kobj/json_field.h"
 #include "kobj/names.h"
@@ -692,7 +693,7 @@ void kerf_kpod_release(struct kerf_kpod *p)
 {
 	if (!p)
 		return;
-	free(p->strings);
+	kerf_slab_free(p->strings, p->strings_len);
 	free(p->selector);
 	free_tolerations(p);
 	free(p->labels);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/slab.h"
 
 void kerf_strtab_init(struct kerf_strtab *t)
 {
@@ -48,26 +49,25 @@ void kerf_strtab_add(struct kerf_strtab *t, const char **field, const char *s)
 
 char *kerf_strtab_finish(struct kerf_strtab *t, size_t *len, int *rc)
 {
-	char *block;
+	char *block, *text;
 
 	*rc = t->rc;
 	if (t->rc)
 		return NULL;
 	*len = 0;
-	block = kerf_buf_detach(&t->text, len);
-	if (!block && t->nr_fix == 0)
-		block = calloc(1, 1);
+	text = kerf_buf_detach(&t->text, len);
+	/*
+	 * A cached object keeps its block for long: of its size exactly,
+	 * from kerf_slab (freed with kerf_slab_free(block, len)), not the
+	 * buffer that grew by doubling among the parse's allocations.
+	 */
+	block = (text || t->nr_fix == 0) ? kerf_slab_alloc(*len) : NULL;
+	if (block && *len)
+		memcpy(block, text, *len);
+	free(text);
 	if (!block) {
 		*rc = -KERF_ENOMEM;
 		return NULL;
-	}
-	if (*len) {
-		/* the buffer grew by doubling: cut to what it holds (a cached
-		   pod keeps its block; glibc shrinks in place) */
-		char *fit = realloc(block, *len);
-
-		if (fit)
-			block = fit;
 	}
 	for (size_t i = 0; i < t->nr_fix; i++)
 		*t->fix[i].field = block + t->fix[i].off;
@@ -78,7 +78,7 @@ char *kerf_strtab_finish(struct kerf_strtab *t, size_t *len, int *rc)
 int kerf_strtab_clone(const char *src_block, size_t len, char **dst_block,
 		      const char **const *fields, size_t nr)
 {
-	char *copy = malloc(len ? len : 1);
+	char *copy = kerf_slab_alloc(len);
 
 	if (!copy)
 		return -KERF_ENOMEM;

@@ -30,11 +30,15 @@ void kerf_strtab_add_n(struct kerf_strtab *t, const char **field,
 		       const char *s, size_t len);
 void kerf_strtab_add(struct kerf_strtab *t, const char **field, const char *s);
 
-/* The block (caller frees) of *len bytes, every field set; NULL and rc on error. */
+/*
+ * The block of *len bytes (kerf_slab's: the caller frees it with
+ * kerf_slab_free(block, *len)), every field set; NULL and rc on error.
+ */
 char *kerf_strtab_finish(struct kerf_strtab *t, size_t *len, int *rc);
 
 /*
- * A copy of the block src_block[0..len) into *dst_block with every string
+ * A copy of the block src_block[0..len) into *dst_block (kerf_slab's, as
+ * above) with every string
  * pointer of fields[] (pointing into src_block, or NULL) moved to the copy.
  */
 int kerf_strtab_clone(const char *src_block, size_t len, char **dst_block,

@@ -19,8 +19,9 @@ enum { INF_RV_INLINE = 24 };
 struct inf_entry {
 	void *obj;                 /* the handlers' compact object */
 	char *rv;                  /* rv_inline or malloc'd */
-	uint64_t gen;              /* the list that last saw it */
-	size_t index;              /* in store.entries */
+	uint32_t gen;              /* the list that last saw it (its low
+				      32 bits) */
+	uint32_t index;            /* in store.entries */
 	char rv_inline[INF_RV_INLINE];
 	char key[];                /* "ns/name" or "name" */
 };

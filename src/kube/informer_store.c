@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/grow.h"
+#include "base/slab.h"
 
 void inf_store_init(struct inf_store *s)
 {
@@ -19,7 +20,7 @@ static void entry_free(struct inf_entry *e, const struct kerf_informer_handlers 
 		h->free(h->arg, e->obj);
 	if (e->rv != e->rv_inline)
 		free(e->rv);
-	free(e);
+	kerf_slab_free(e, sizeof(*e) + strlen(e->key) + 1);
 }
 
 void inf_store_release(struct inf_store *s,
@@ -76,17 +77,19 @@ static int add_entry(struct inf_store *s, const char *key, void *obj,
 	if (KERF_GROW(s->entries, s->alloc_entries, s->nr_entries + 1) < 0 ||
 	    kerf_map_reserve(&s->map, 1) < 0)
 		return -KERF_ENOMEM;
-	e = calloc(1, sizeof(*e) + len + 1);
+	if (s->nr_entries >= UINT32_MAX)
+		return -KERF_ELIMIT;
+	e = kerf_slab_zalloc(sizeof(*e) + len + 1);
 	if (!e)
 		return -KERF_ENOMEM;
 	memcpy(e->key, key, len + 1);
 	if (set_rv(e, rv) < 0) {
-		free(e);
+		kerf_slab_free(e, sizeof(*e) + len + 1);
 		return -KERF_ENOMEM;
 	}
 	e->obj = obj;
-	e->gen = gen;
-	e->index = s->nr_entries;
+	e->gen = (uint32_t)gen;
+	e->index = (uint32_t)s->nr_entries;
 	if (kerf_map_put_str(&s->map, e->key, e) < 0) {
 		entry_free(e, &(struct kerf_informer_handlers){ 0 });
 		return -KERF_ENOMEM;
@@ -121,14 +124,14 @@ int inf_store_apply(struct inf_store *s, const struct kerf_informer_handlers *h,
 	}
 	e = kerf_map_get_str(&s->map, key);
 	if (e && strcmp(e->rv, rv) == 0) {
-		e->gen = gen;
+		e->gen = (uint32_t)gen;
 		return 0;
 	}
 	compact = h->decode(h->arg, obj);
 	if (!compact) {
 		st->decode_failed++;
 		if (e)
-			e->gen = gen;  /* keep the last good one */
+			e->gen = (uint32_t)gen;  /* keep the last good one */
 		return 0;
 	}
 	if (!e) {
@@ -149,7 +152,7 @@ int inf_store_apply(struct inf_store *s, const struct kerf_informer_handlers *h,
 	}
 	old = e->obj;
 	e->obj = compact;
-	e->gen = gen;
+	e->gen = (uint32_t)gen;
 	st->updates++;
 	if (h->on_update)
 		h->on_update(h->arg, e->key, old, compact);
@@ -191,6 +194,6 @@ void inf_store_sweep(struct inf_store *s, const struct kerf_informer_handlers *h
 
 	/* from the end: a removal moves the last entry into the hole */
 	while (i-- > 0)
-		if (s->entries[i]->gen != gen)
+		if (s->entries[i]->gen != (uint32_t)gen)
 			delete_entry(s, h, st, s->entries[i]);
 }

@@ -11,6 +11,7 @@
 #include "base/grow.h"
 #include "base/map.h"
 #include "base/rng.h"
+#include "base/slab.h"
 #include "kobj/names.h"
 #include "kobj/request.h"
 #include "kobj/pdb.h"
@@ -192,7 +193,7 @@ static void class_defaults(struct kerf_controller *c, struct kerf_kpod *p)
 static void *pod_decode(void *arg, const json_t *obj)
 {
 	struct kerf_controller *c = arg;
-	struct kerf_kpod *p = malloc(sizeof(*p));
+	struct kerf_kpod *p = kerf_slab_alloc(sizeof(*p));
 	struct kerf_err err = { 0 };
 
 	if (p && kerf_kpod_decode(obj, p, &err) == 0) {
@@ -201,7 +202,7 @@ static void *pod_decode(void *arg, const json_t *obj)
 	}
 	c->st.objects_refused++;
 	note_error(c, "pod", p ? err.msg : "out of memory");
-	free(p);
+	kerf_slab_free(p, sizeof(*p));
 	return NULL;
 }
 
@@ -209,7 +210,7 @@ static void pod_free(void *arg, void *obj)
 {
 	(void)arg;
 	kerf_kpod_release(obj);
-	free(obj);
+	kerf_slab_free(obj, sizeof(struct kerf_kpod));
 }
 
 static void pod_set(void *arg, const char *key, void *obj)

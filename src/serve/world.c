@@ -16,6 +16,7 @@
 
 #include "base/buf.h"
 #include "base/grow.h"
+#include "base/slab.h"
 #include "core/policy.h"
 #include "core/preempt.h"
 #include "kobj/names.h"
@@ -185,7 +186,7 @@ static void drop_pod(struct wpod *x)
 {
 	if (x->owned) {
 		kerf_kpod_release(x->p);
-		free(x->p);
+		kerf_slab_free(x->p, sizeof(*x->p));
 	}
 	x->p = NULL;
 }
@@ -203,13 +204,14 @@ static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
 	snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x) {
-		x = calloc(1, sizeof(*x) + strlen(key) + 1);
+		x = kerf_slab_zalloc(sizeof(*x) + strlen(key) + 1);
 		if (x)
 			memcpy(x->key, key, strlen(key) + 1);
 		if (!x || w->nr_podv >= UINT32_MAX ||
 		    KERF_GROW(w->podv, w->alloc_podv, w->nr_podv + 1) < 0 ||
 		    kerf_map_put_str(&w->pods, x->key, x) < 0) {
-			free(x);
+			if (x)
+				kerf_slab_free(x, sizeof(*x) + strlen(key) + 1);
 			rc = kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -224,7 +226,7 @@ static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
 fail:
 	if (owned) {
 		kerf_kpod_release(p);
-		free(p);
+		kerf_slab_free(p, sizeof(*p));
 	}
 	return rc;
 }
@@ -232,7 +234,7 @@ fail:
 int kerf_world_pod_set(struct kerf_world *w, struct kerf_kpod *p,
 		       int64_t now_ms, struct kerf_err *err)
 {
-	struct kerf_kpod *own = malloc(sizeof(*own));
+	struct kerf_kpod *own = kerf_slab_alloc(sizeof(*own));
 
 	if (!own) {
 		kerf_kpod_release(p);
@@ -281,7 +283,7 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	w->podv[x->index]->index = x->index;
 	drop_pod(x);
 	free(x->why);
-	free(x);
+	kerf_world_pod_free(x);
 	return g ? kerf_world_sync(w, g, now_ms, err) : 0;
 }
 
@@ -479,13 +481,13 @@ void kerf_world_free(struct kerf_world *w)
 	for (size_t i = 0; i < w->nr_podv; i++) {
 		drop_pod(w->podv[i]);
 		free(w->podv[i]->why);
-		free(w->podv[i]);
+		kerf_world_pod_free(w->podv[i]);
 	}
 	free(w->podv);
 	for (size_t i = 0; i < w->nr_groupv; i++) {
 		if (w->groupv[i]->m != &w->groupv[i]->one)
 			free(w->groupv[i]->m);
-		free(w->groupv[i]);
+		kerf_world_group_release(w->groupv[i]);
 	}
 	free(w->groupv);
 	for (size_t i = 0; (x = kerf_map_next(&w->nodes, &i));) {

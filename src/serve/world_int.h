@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/map.h"
+#include "base/slab.h"
 #include "core/cycle.h"
 #include "core/framework.h"
 #include "serve/world.h"
@@ -223,6 +224,17 @@ int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms,
 			     struct kerf_err *err);
 
 /* --- world_sync.c ------------------------------------------------------- */
+
+/* The records themselves (kerf_slab's: their size is their key's). */
+static inline void kerf_world_pod_free(struct wpod *x)
+{
+	kerf_slab_free(x, sizeof(*x) + strlen(x->key) + 1);
+}
+
+static inline void kerf_world_group_release(struct wgroup *g)
+{
+	kerf_slab_free(g, sizeof(*g) + strlen(g->key) + 1);
+}
 
 /* The group of the core's workload id (its owner), or NULL. */
 static inline struct wgroup *kerf_world_group_of(const struct kerf_world *w,

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/grow.h"
+#include "base/slab.h"
 #include "core/preempt.h"
 #include "kobj/names.h"
 #include "kobj/priorityclass.h"
@@ -89,13 +90,14 @@ struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
 
 	if (g)
 		return g;
-	g = calloc(1, sizeof(*g) + strlen(key) + 1);
+	g = kerf_slab_zalloc(sizeof(*g) + strlen(key) + 1);
 	if (g)
 		memcpy(g->key, key, strlen(key) + 1);
 	if (!g || w->nr_groupv >= UINT32_MAX ||
 	    KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
 	    kerf_map_put_str(&w->groups, g->key, g) < 0) {
-		free(g);
+		if (g)
+			kerf_world_group_release(g);
 		return NULL;
 	}
 	g->external = external;
@@ -111,7 +113,7 @@ void kerf_world_group_free(struct kerf_world *w, struct wgroup *g)
 	w->groupv[g->index]->index = g->index;
 	if (g->m != &g->one)
 		free(g->m);
-	free(g);
+	kerf_world_group_release(g);
 }
 
 int kerf_world_group_add(struct wgroup *g, struct wpod *x)
