@@ -38,19 +38,22 @@ static void check_pod(const json_t *j)
 		CHECK_MSG(printable(err.msg), err.msg);
 		return;
 	}
-	CHECK(p.ns[0] && p.name[0] && p.uid[0] && p.scheduler);
+	CHECK(kerf_kpod_ns(&p)[0] && kerf_kpod_name(&p)[0] &&
+	      kerf_kpod_uid(&p)[0] && kerf_kpod_scheduler(&p));
 	CHECK(p.cpu_milli >= 0 && p.mem_mib >= 0 && p.nr_gpus >= 0 && p.nr_mig >= 0);
 	CHECK(p.gpu_milli >= 0 && p.gpu_milli < 1000);
 	CHECK(p.phase <= KERF_PHASE_UNKNOWN);
 	CHECK(p.nr_selector <= KERF_POD_MAX_SELECTOR);
 	CHECK(p.nr_tolerations <= KERF_POD_MAX_TOLERATIONS);
 	for (size_t i = 0; i < p.nr_selector; i++)
-		CHECK(p.selector[i].key && p.selector[i].value);
+		CHECK(kerf_kpod_selector(&p)[i].key &&
+		      kerf_kpod_selector(&p)[i].value);
 	for (size_t i = 0; i < p.nr_tolerations; i++)
-		CHECK(p.tolerations[i].key && p.tolerations[i].value);
-	if (p.invalid)
-		CHECK_MSG(printable(p.invalid), p.invalid);
-	CHECK(!p.mig_profile || p.nr_mig > 0);
+		CHECK(kerf_kpod_tolerations(&p)[i].key &&
+		      kerf_kpod_tolerations(&p)[i].value);
+	if (kerf_kpod_invalid(&p))
+		CHECK_MSG(printable(kerf_kpod_invalid(&p)), kerf_kpod_invalid(&p));
+	CHECK(!kerf_kpod_mig_profile(&p) || p.nr_mig > 0);
 	kerf_kpod_release(&p);
 }
 

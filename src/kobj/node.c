@@ -306,7 +306,7 @@ bool kerf_knode_tolerated(const struct kerf_knode *n,
 		bool ok = t->effect == KERF_EFFECT_PREFER_NO_SCHEDULE;
 
 		for (size_t k = 0; !ok && k < p->nr_tolerations; k++)
-			ok = kerf_toleration_matches(&p->tolerations[k], t->key,
+			ok = kerf_toleration_matches(&kerf_kpod_tolerations(p)[k], t->key,
 						     t->value, t->effect);
 		if (!ok)
 			return false;
@@ -318,9 +318,9 @@ bool kerf_knode_selected(const struct kerf_knode *n,
 			 const struct kerf_kpod *p)
 {
 	for (size_t i = 0; i < p->nr_selector; i++) {
-		const char *v = kerf_knode_label(n, p->selector[i].key);
+		const char *v = kerf_knode_label(n, kerf_kpod_selector(p)[i].key);
 
-		if (!v || strcmp(v, p->selector[i].value))
+		if (!v || strcmp(v, kerf_kpod_selector(p)[i].value))
 			return false;
 	}
 	return true;

@@ -14,7 +14,6 @@
 #include "kobj/names.h"
 #include "kobj/pdb.h"
 #include "kobj/priorityclass.h"
-#include "kobj/strtab.h"
 #include "kobj/time.h"
 
 /* One container's (or the pod's) request, per dimension kerf counts. */
@@ -30,10 +29,21 @@ struct req {
 #define REQ_MAX_MEM_BYTES ((int64_t)1 << 56)
 #define REQ_MAX_DEVICES ((int64_t)1 << 20)
 
+/* What the narrowed fields of struct kerf_kpod hold must fit them. */
+_Static_assert(KERF_POD_MAX_SELECTOR <= UINT8_MAX, "nr_selector");
+_Static_assert(KERF_POD_MAX_TOLERATIONS <= UINT8_MAX, "nr_tolerations");
+_Static_assert(KERF_POD_MAX_LABELS <= UINT16_MAX, "nr_labels");
+_Static_assert(KERF_GANG_MAX_SIZE <= UINT16_MAX, "gang_size");
+_Static_assert(KERF_POD_MAX_STRING_BYTES <= UINT32_MAX / 2, "strings_len");
+
+/* The pod as it is read: its strings borrowed from the object until packed. */
 struct decode {
 	struct kerf_kpod *p;
-	struct kerf_strtab st;
 	struct kerf_err *err;
+	const char *str[KERF_KPOD_NR_STR];
+	struct kerf_label sel[KERF_POD_MAX_SELECTOR];
+	struct kerf_toleration tols[KERF_POD_MAX_TOLERATIONS];
+	uint64_t *labels;            /* 2 * p->nr_labels, owned */
 	const char *mig_profile;     /* borrowed from the object */
 	char invalid[KERF_ERR_MSG_MAX];
 };
@@ -239,9 +249,6 @@ static int read_selector(struct decode *d, const json_t *spec)
 		return kerf_err_set(d->err, -KERF_ELIMIT,
 				    "spec.nodeSelector: %zu terms, at most %d",
 				    json_object_size(sel), KERF_POD_MAX_SELECTOR);
-	p->selector = calloc(json_object_size(sel), sizeof(*p->selector));
-	if (!p->selector)
-		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
 	json_object_foreach((json_t *)sel, key, v) {
 		char shown[80];
 
@@ -250,11 +257,11 @@ static int read_selector(struct decode *d, const json_t *spec)
 					    "spec.nodeSelector.%s: expected a string, got %s",
 					    kerf_escape(shown, sizeof(shown), key),
 					    kerf_json_type_name(v));
-		kerf_strtab_add(&d->st, &p->selector[n].key, key);
-		kerf_strtab_add(&d->st, &p->selector[n].value, json_string_value(v));
+		d->sel[n].key = key;
+		d->sel[n].value = json_string_value(v);
 		n++;
 	}
-	p->nr_selector = (uint16_t)n;
+	p->nr_selector = (uint8_t)n;
 	return 0;
 }
 
@@ -284,13 +291,6 @@ const struct kerf_toleration kerf_default_tolerations[2] = {
 	{ "node.kubernetes.io/unreachable", "", KERF_TOL_EXISTS, KERF_EFFECT_NO_EXECUTE },
 };
 
-static void free_tolerations(struct kerf_kpod *p)
-{
-	if (p->tolerations != kerf_default_tolerations)
-		free((struct kerf_toleration *)p->tolerations);
-	p->tolerations = NULL;
-}
-
 /* Is list exactly kerf_default_tolerations (tolerationSeconds aside)? */
 static bool is_default_tolerations(const json_t *list)
 {
@@ -318,7 +318,6 @@ static bool is_default_tolerations(const json_t *list)
 
 static int read_tolerations(struct decode *d, const json_t *spec)
 {
-	struct kerf_toleration *tols;
 	struct kerf_kpod *p = d->p;
 	const json_t *list, *t;
 	char path[KERF_JSON_PATH_MAX];
@@ -334,16 +333,12 @@ static int read_tolerations(struct decode *d, const json_t *spec)
 				    "spec.tolerations: %zu, at most %d",
 				    json_array_size(list), KERF_POD_MAX_TOLERATIONS);
 	if (is_default_tolerations(list)) {
-		p->tolerations = kerf_default_tolerations;
+		p->default_tolerations = true;
 		p->nr_tolerations = 2;
 		return 0;
 	}
-	tols = calloc(json_array_size(list), sizeof(*tols));
-	if (!tols)
-		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
-	p->tolerations = tols;
 	json_array_foreach(list, i, t) {
-		struct kerf_toleration *x = &tols[i];
+		struct kerf_toleration *x = &d->tols[i];
 		const char *key, *op, *value, *effect;
 		char shown[80];
 
@@ -376,10 +371,10 @@ static int read_tolerations(struct decode *d, const json_t *spec)
 		} else {
 			x->effect = (uint8_t)rc;
 		}
-		kerf_strtab_add(&d->st, &x->key, key ? key : "");
-		kerf_strtab_add(&d->st, &x->value, value ? value : "");
+		x->key = key ? key : "";
+		x->value = value ? value : "";
 	}
-	p->nr_tolerations = (uint16_t)json_array_size(list);
+	p->nr_tolerations = (uint8_t)json_array_size(list);
 	return 0;
 }
 
@@ -430,7 +425,7 @@ static void read_annotations(struct decode *d, const json_t *ann)
 				    json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "",
 				    KERF_GANG_MAX_SIZE);
 		else
-			p->gang_size = (uint32_t)n;
+			p->gang_size = (uint16_t)n;
 	}
 	v = kerf_json_get(ann, KERF_ANN_GPU_FRACTION);
 	if (v) {
@@ -441,7 +436,7 @@ static void read_annotations(struct decode *d, const json_t *ann)
 				    KERF_ANN_GPU_FRACTION,
 				    json_is_string(v) ? kerf_escape(shown, sizeof(shown), json_string_value(v)) : "");
 		else
-			p->gpu_milli = (int32_t)x;
+			p->gpu_milli = (int16_t)x;
 	}
 	v = kerf_json_get(ann, KERF_ANN_GPU_MEMORY);
 	if (v) {
@@ -471,13 +466,13 @@ static void read_annotations(struct decode *d, const json_t *ann)
 	read_time_annotation(d, ann, KERF_ANN_LAST_CHECKPOINT, &p->last_checkpoint_ms);
 	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_GPUS);
 	if (json_is_string(v))
-		kerf_strtab_add(&d->st, &p->assigned_gpus, json_string_value(v));
+		d->str[KERF_KPOD_ASSIGNED_GPUS] = json_string_value(v);
 	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_MIG);
 	if (json_is_string(v))
-		kerf_strtab_add(&d->st, &p->assigned_mig, json_string_value(v));
+		d->str[KERF_KPOD_ASSIGNED_MIG] = json_string_value(v);
 	v = kerf_json_get(ann, KERF_ANN_PLANNED_NODE);
 	if (json_is_string(v) && json_string_length(v) > 0)
-		kerf_strtab_add(&d->st, &p->planned_node, json_string_value(v));
+		d->str[KERF_KPOD_PLANNED_NODE] = json_string_value(v);
 }
 
 static int read_phase(struct decode *d, const json_t *obj)
@@ -533,8 +528,8 @@ static int read_labels(struct decode *d, const json_t *labels)
 	if (json_object_size(labels) > KERF_POD_MAX_LABELS)
 		return kerf_err_set(d->err, -KERF_EPARSE, "metadata.labels: more than %d labels",
 				    KERF_POD_MAX_LABELS);
-	p->labels = malloc(2 * json_object_size(labels) * sizeof(*p->labels));
-	if (!p->labels)
+	d->labels = malloc(2 * json_object_size(labels) * sizeof(*d->labels));
+	if (!d->labels)
 		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
 	json_object_foreach((json_t *)labels, key, v) {
 		if (!json_is_string(v))
@@ -542,8 +537,8 @@ static int read_labels(struct decode *d, const json_t *labels)
 					    "metadata.labels.%s: expected a string, got %s",
 					    kerf_escape(shown, sizeof(shown), key),
 					    kerf_json_type_name(v));
-		p->labels[2 * p->nr_labels] = kerf_label_hash(key, NULL);
-		p->labels[2 * p->nr_labels + 1] = kerf_label_hash(key, json_string_value(v));
+		d->labels[2 * p->nr_labels] = kerf_label_hash(key, NULL);
+		d->labels[2 * p->nr_labels + 1] = kerf_label_hash(key, json_string_value(v));
 		p->nr_labels++;
 	}
 	return 0;
@@ -566,9 +561,9 @@ static int decode(struct decode *d, const json_t *obj)
 	    (rc = required_string(d, meta, "name", "metadata", &name)) < 0 ||
 	    (rc = required_string(d, meta, "uid", "metadata", &uid)) < 0)
 		return rc;
-	kerf_strtab_add(&d->st, &p->ns, ns);
-	kerf_strtab_add(&d->st, &p->name, name);
-	kerf_strtab_add(&d->st, &p->uid, uid);
+	d->str[KERF_KPOD_NS] = ns;
+	d->str[KERF_KPOD_NAME] = name;
+	d->str[KERF_KPOD_UID] = uid;
 	if ((rc = kerf_json_string(meta, "creationTimestamp", "metadata", &s, d->err)) < 0)
 		return rc;
 	if (s && kerf_time_parse_ms(s, &p->created_ms) < 0) {
@@ -586,12 +581,10 @@ static int decode(struct decode *d, const json_t *obj)
 		return rc;
 	if ((rc = kerf_json_string(labels, KERF_LABEL_TENANT, "metadata.labels", &s, d->err)) < 0)
 		return rc;
-	if (s)
-		kerf_strtab_add(&d->st, &p->tenant, s);
+	d->str[KERF_KPOD_TENANT] = s;
 	if ((rc = kerf_json_string(labels, KERF_LABEL_GANG, "metadata.labels", &s, d->err)) < 0)
 		return rc;
-	if (s)
-		kerf_strtab_add(&d->st, &p->gang, s);
+	d->str[KERF_KPOD_GANG] = s;
 	if ((rc = read_labels(d, labels)) < 0)
 		return rc;
 	read_annotations(d, ann);
@@ -603,14 +596,14 @@ static int decode(struct decode *d, const json_t *obj)
 	if ((rc = kerf_json_string(spec, "nodeName", "spec", &s, d->err)) < 0)
 		return rc;
 	if (s && *s)
-		kerf_strtab_add(&d->st, &p->node, s);
+		d->str[KERF_KPOD_NODE] = s;
 	if ((rc = kerf_json_string(spec, "schedulerName", "spec", &s, d->err)) < 0)
 		return rc;
-	kerf_strtab_add(&d->st, &p->scheduler, s && *s ? s : "default-scheduler");
+	d->str[KERF_KPOD_SCHEDULER] = s && *s ? s : "default-scheduler";
 	if ((rc = kerf_json_string(spec, "priorityClassName", "spec", &s, d->err)) < 0)
 		return rc;
 	if (s && *s)
-		kerf_strtab_add(&d->st, &p->priority_class, s);
+		d->str[KERF_KPOD_PRIORITY_CLASS] = s;
 	rc = kerf_json_int(spec, "priority", "spec", INT32_MIN, INT32_MAX, &prio, d->err);
 	if (rc < 0)
 		return rc;
@@ -639,7 +632,7 @@ static int decode(struct decode *d, const json_t *obj)
 	p->nr_gpus = (int32_t)r.gpus;
 	p->nr_mig = (int32_t)r.mig;
 	if (d->mig_profile && r.mig > 0)
-		kerf_strtab_add(&d->st, &p->mig_profile, d->mig_profile);
+		d->str[KERF_KPOD_MIG_PROFILE] = d->mig_profile;
 	if (p->gpu_milli && (p->nr_gpus || p->nr_mig))
 		set_invalid(d, "metadata.annotations.%s: a fraction of a GPU together with whole GPUs or MIG instances",
 			    KERF_ANN_GPU_FRACTION);
@@ -654,7 +647,75 @@ static int decode(struct decode *d, const json_t *obj)
 	if ((rc = read_phase(d, obj)) < 0)
 		return rc;
 	if (d->invalid[0])
-		kerf_strtab_add(&d->st, &p->invalid, d->invalid);
+		d->str[KERF_KPOD_INVALID] = d->invalid;
+	return 0;
+}
+
+/* s into the block at *off: its offset. */
+static uint32_t put_string(char *block, size_t *off, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t at = (uint32_t)*off;
+
+	memcpy(block + *off, s, n);
+	*off += n;
+	return at;
+}
+
+/*
+ * A new block for p of the strings str[] (str[KERF_KPOD_NS] required) and
+ * the arrays labels, sel and tols (as many as p's nr_ fields say; tols not
+ * when p->default_tolerations), none of them in p's old block unless the
+ * caller frees that only after: p->strings, strings_len and str_off set.
+ * 0, -KERF_ELIMIT or -KERF_ENOMEM (p unchanged).
+ */
+static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
+		const uint64_t *labels, const struct kerf_label *sel,
+		const struct kerf_toleration *tols)
+{
+	size_t nr_tols = p->default_tolerations ? 0 : p->nr_tolerations;
+	size_t len = 1, off = 1, arrays, total;
+	uint32_t str_off[KERF_KPOD_NR_OFF];
+	struct kerf_toleration *t;
+	struct kerf_label *l;
+	char *block;
+
+	for (size_t i = 0; i < KERF_KPOD_NR_STR; i++)
+		if (str[i])
+			len += strlen(str[i]) + 1;
+	for (size_t i = 0; i < p->nr_selector; i++)
+		len += strlen(sel[i].key) + strlen(sel[i].value) + 2;
+	for (size_t i = 0; i < nr_tols; i++)
+		len += strlen(tols[i].key) + strlen(tols[i].value) + 2;
+	if (len > KERF_POD_MAX_STRING_BYTES)
+		return -KERF_ELIMIT;
+	arrays = (len + 7) & ~(size_t)7;
+	total = arrays + 2 * sizeof(*labels) * p->nr_labels +
+		sizeof(*l) * p->nr_selector + sizeof(*t) * nr_tols;
+	block = malloc(total);
+	if (!block)
+		return -KERF_ENOMEM;
+	block[0] = '\0';
+	memset(block + len, 0, arrays - len);
+	put_string(block, &off, str[KERF_KPOD_NS]);
+	for (size_t i = 0; i < KERF_KPOD_NR_OFF; i++)
+		str_off[i] = str[i] ? put_string(block, &off, str[i]) : 0;
+	if (p->nr_labels)
+		memcpy(block + arrays, labels, 2 * sizeof(*labels) * p->nr_labels);
+	l = (struct kerf_label *)(void *)(block + arrays + 2 * sizeof(*labels) * p->nr_labels);
+	for (size_t i = 0; i < p->nr_selector; i++) {
+		l[i].key = block + put_string(block, &off, sel[i].key);
+		l[i].value = block + put_string(block, &off, sel[i].value);
+	}
+	t = (struct kerf_toleration *)(void *)(l + p->nr_selector);
+	for (size_t i = 0; i < nr_tols; i++) {
+		t[i] = tols[i];
+		t[i].key = block + put_string(block, &off, tols[i].key);
+		t[i].value = block + put_string(block, &off, tols[i].value);
+	}
+	p->strings = block;
+	p->strings_len = (uint32_t)len;
+	memcpy(p->str_off, str_off, sizeof(str_off));
 	return 0;
 }
 
@@ -669,22 +730,14 @@ int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	d->p = &p;
 	d->err = err;
-	kerf_strtab_init(&d->st);
 	rc = decode(d, obj);
-	if (rc == 0) {
-		p.strings = kerf_strtab_finish(&d->st, &p.strings_len, &rc);
-		if (rc < 0)
-			rc = kerf_err_set(err, rc, "pod %s: %s", "strings",
-					  rc == -KERF_ENOMEM ? "out of memory" : "too long");
-	}
-	kerf_strtab_release(&d->st);
+	if (rc == 0 && (rc = pack(&p, d->str, d->labels, d->sel, d->tols)) < 0)
+		rc = kerf_err_set(err, rc, "pod %s: %s", "strings",
+				  rc == -KERF_ENOMEM ? "out of memory" : "too long");
+	free(d->labels);
 	free(d);
-	if (rc < 0) {
-		free(p.selector);
-		free_tolerations(&p);
-		free(p.labels);
+	if (rc < 0)
 		return rc;
-	}
 	*out = p;
 	return 0;
 }
@@ -693,10 +746,7 @@ void kerf_kpod_release(struct kerf_kpod *p)
 {
 	if (!p)
 		return;
-	kerf_slab_free(p->strings, p->strings_len);
-	free(p->selector);
-	free_tolerations(p);
-	free(p->labels);
+	free(p->strings);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -710,61 +760,44 @@ bool kerf_kpod_is_done(const struct kerf_kpod *p)
 	return p->phase == KERF_PHASE_SUCCEEDED || p->phase == KERF_PHASE_FAILED;
 }
 
-int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
+/* p's block again from vals[] and what p has: p unchanged on error. */
+static int repack(struct kerf_kpod *p, const struct kerf_kpod *src,
+		  const char *const vals[KERF_KPOD_NR_STR])
 {
 	struct kerf_kpod c = *src;
-	const char **fields[8 + 2 * (KERF_POD_MAX_SELECTOR + KERF_POD_MAX_TOLERATIONS) + 8];
-	struct kerf_toleration *tols = NULL;
-	size_t nr = 0;
+	int rc = pack(&c, vals, kerf_kpod_labels(src), kerf_kpod_selector(src),
+		      kerf_kpod_tolerations(src));
 
-	c.selector = NULL;
-	c.labels = NULL;
-	if (src->nr_labels &&
-	    !(c.labels = malloc(2 * src->nr_labels * sizeof(*c.labels))))
-		goto oom;
-	if (c.labels)
-		memcpy(c.labels, src->labels, 2 * src->nr_labels * sizeof(*c.labels));
-	if (src->nr_selector &&
-	    !(c.selector = malloc(src->nr_selector * sizeof(*c.selector))))
-		goto oom;
-	if (src->nr_tolerations && src->tolerations != kerf_default_tolerations &&
-	    !(tols = malloc(src->nr_tolerations * sizeof(*tols))))
-		goto oom;
-	if (c.selector)
-		memcpy(c.selector, src->selector, src->nr_selector * sizeof(*c.selector));
-	if (tols) {
-		memcpy(tols, src->tolerations, src->nr_tolerations * sizeof(*tols));
-		c.tolerations = tols;
-	}
-	fields[nr++] = &c.ns;
-	fields[nr++] = &c.name;
-	fields[nr++] = &c.uid;
-	fields[nr++] = &c.node;
-	fields[nr++] = &c.scheduler;
-	fields[nr++] = &c.tenant;
-	fields[nr++] = &c.gang;
-	fields[nr++] = &c.priority_class;
-	fields[nr++] = &c.mig_profile;
-	fields[nr++] = &c.assigned_gpus;
-	fields[nr++] = &c.assigned_mig;
-	fields[nr++] = &c.planned_node;
-	fields[nr++] = &c.invalid;
-	for (size_t i = 0; i < src->nr_selector; i++) {
-		fields[nr++] = &c.selector[i].key;
-		fields[nr++] = &c.selector[i].value;
-	}
-	for (size_t i = 0; tols && i < src->nr_tolerations; i++) {
-		fields[nr++] = &tols[i].key;
-		fields[nr++] = &tols[i].value;
-	}
-	if (kerf_strtab_clone(src->strings, src->strings_len, &c.strings,
-			      (const char **const *)fields, nr) < 0)
-		goto oom;
-	*dst = c;
+	if (rc < 0)
+		return rc;
+	*p = c;
 	return 0;
-oom:
-	free(c.labels);
-	free(c.selector);
-	free(tols);
-	return -KERF_ENOMEM;
+}
+
+int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
+{
+	const char *vals[KERF_KPOD_NR_STR];
+
+	if (!src->strings) {  /* never decoded: nothing to copy */
+		*dst = *src;
+		return 0;
+	}
+	for (int i = 0; i < KERF_KPOD_NR_STR; i++)
+		vals[i] = kerf_kpod_at(src, (enum kerf_kpod_str)i);
+	return repack(dst, src, vals) < 0 ? -KERF_ENOMEM : 0;
+}
+
+int kerf_kpod_set_strings(struct kerf_kpod *p,
+			  const char *const vals[KERF_KPOD_NR_STR])
+{
+	char *old = p->strings;
+	int rc;
+
+	if (!vals[KERF_KPOD_NS] || !vals[KERF_KPOD_NAME] ||
+	    !vals[KERF_KPOD_UID] || !vals[KERF_KPOD_SCHEDULER])
+		return -KERF_EINVAL;
+	if ((rc = repack(p, p, vals)) < 0)
+		return rc;
+	free(old);
+	return 0;
 }

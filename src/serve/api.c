@@ -228,7 +228,8 @@ static json_t *waiting_json(const struct kerf_world *w, int64_t now_ms, int *rc)
 		return a;
 	}
 	for (size_t i = 0; i < w->nr_podv; i++)
-		if (kerf_world_why_hash(w->podv[i]) && !w->podv[i]->p->node && !kerf_world_pod_done(w->podv[i]))
+		if (kerf_world_why_hash(w->podv[i]) && !kerf_kpod_node(w->podv[i]->p) &&
+		    !kerf_world_pod_done(w->podv[i]))
 			v[nr++] = w->podv[i];
 	qsort(v, nr, sizeof(*v), by_key);
 	for (size_t k = 0; k < nr; k++) {

@@ -62,8 +62,8 @@ static void pod_layer(const struct kerf_world *w, const struct wpod *x, json_t *
 				  true, kerf_world_why_message(x), rc);
 
 		kerf_api_put(o, "reason", kerf_api_str(kerf_world_why_reason(x)), rc);
-		if (x->p->gang) {
-			kerf_api_put(o, "gang", kerf_api_str(x->p->gang), rc);
+		if (kerf_kpod_gang(x->p)) {
+			kerf_api_put(o, "gang", kerf_api_str(kerf_kpod_gang(x->p)), rc);
 			kerf_api_put(o, "gangSize", json_integer(x->p->gang_size), rc);
 			kerf_api_put(o, "podsThere", json_integer(x->g ? (json_int_t)x->g->nr_m : 1), rc);
 		}
@@ -71,7 +71,8 @@ static void pod_layer(const struct kerf_world *w, const struct wpod *x, json_t *
 	}
 	if (x->role == ROLE_NONE) {
 		snprintf(text, sizeof(text), "not kerf's pod: its schedulerName is '%s', kerf's is '%s'",
-			 x->p->scheduler ? x->p->scheduler : "", w->scheduler_name);
+			 kerf_kpod_scheduler(x->p) ? kerf_kpod_scheduler(x->p) : "",
+			 w->scheduler_name);
 		layer(a, "pod", false, text, rc);
 	} else if (x->role == ROLE_EXTERNAL) {
 		layer(a, "pod", false, "another scheduler's GPU pod: kerf counts its GPUs as used (tenant " KERF_EXTERNAL_TENANT ")", rc);
@@ -374,15 +375,15 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	layers = json_array();
 	kerf_api_put(o, "kind", json_string("Explanation"), &rc);
 	kerf_api_put(o, "apiVersion", json_string(KERF_API_VERSION), &rc);
-	kerf_api_put(pod, "namespace", kerf_api_str(x->p->ns), &rc);
-	kerf_api_put(pod, "name", kerf_api_str(x->p->name), &rc);
-	kerf_api_put(pod, "uid", kerf_api_str(x->p->uid), &rc);
-	kerf_api_put(pod, "node", kerf_api_str(x->p->node), &rc);
+	kerf_api_put(pod, "namespace", kerf_api_str(kerf_kpod_ns(x->p)), &rc);
+	kerf_api_put(pod, "name", kerf_api_str(kerf_kpod_name(x->p)), &rc);
+	kerf_api_put(pod, "uid", kerf_api_str(kerf_kpod_uid(x->p)), &rc);
+	kerf_api_put(pod, "node", kerf_api_str(kerf_kpod_node(x->p)), &rc);
 	/* where the core placed it, before the API server shows the binding */
 	if (x->in_run && x->b.node < st->cluster.nr_slots && st->cluster.nodes[x->b.node].live)
 		placed = st->cluster.nodes[x->b.node].name;
 	kerf_api_put(pod, "placedOn", kerf_api_str(placed), &rc);
-	kerf_api_put(pod, "schedulerName", kerf_api_str(x->p->scheduler), &rc);
+	kerf_api_put(pod, "schedulerName", kerf_api_str(kerf_kpod_scheduler(x->p)), &rc);
 	kerf_api_put(pod, "role", json_string(role_name(x->role)), &rc);
 	kerf_api_put(o, "pod", pod, &rc);
 	kerf_api_put(o, "workload", x->g ? workload_json(w, x->g, wl, now_ms, &rc) : json_null(), &rc);
@@ -393,8 +394,8 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	} else if (wl && wl->state == KERF_WL_PENDING) {
 		kerf_api_put(o, "reason", json_string(kerf_pending_name(wl->pending)), &rc);
 		kerf_api_put(o, "message", kerf_api_str(wl->pending_text), &rc);
-	} else if (x->p->node) {
-		snprintf(text, sizeof(text), "bound to node %s", x->p->node);
+	} else if (kerf_kpod_node(x->p)) {
+		snprintf(text, sizeof(text), "bound to node %s", kerf_kpod_node(x->p));
 		kerf_api_put(o, "reason", json_string("Bound"), &rc);
 		kerf_api_put(o, "message", kerf_api_str(text), &rc);
 	} else if (placed) {

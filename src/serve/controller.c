@@ -170,8 +170,9 @@ static void class_defaults(struct kerf_controller *c, struct kerf_kpod *p)
 
 	if (p->has_priority && p->preemption)
 		return;
-	if (p->priority_class) {
-		pc = kerf_informer_get(c->inf[INF_PRIORITY_CLASSES], p->priority_class);
+	if (kerf_kpod_priority_class(p)) {
+		pc = kerf_informer_get(c->inf[INF_PRIORITY_CLASSES],
+				       kerf_kpod_priority_class(p));
 	} else if (!p->has_priority) {
 		for (size_t i = 0; !pc && i < kerf_informer_size(c->inf[INF_PRIORITY_CLASSES]); i++) {
 			const struct kerf_kpc *k = kerf_informer_at(c->inf[INF_PRIORITY_CLASSES], i, NULL);
@@ -241,7 +242,8 @@ static void pod_delete(void *arg, const char *key, void *old_obj)
 
 	(void)key;
 	c->dirty = true;
-	if (kerf_world_pod_delete(c->w, p->ns, p->name, c->now_ms, &err) < 0) {
+	if (kerf_world_pod_delete(c->w, kerf_kpod_ns(p), kerf_kpod_name(p),
+				  c->now_ms, &err) < 0) {
 		c->st.world_errors++;
 		note_error(c, "pod delete", err.msg);
 	}
@@ -1627,6 +1629,7 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 	for (size_t i = 0; i < nr; i++) {
 		const struct kerf_action *a = &list[i].a;
 		const struct kerf_kpod *p;
+		const char *uid, *node;
 		struct kerf_err err = { 0 };
 		char key[320];
 
@@ -1638,13 +1641,15 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		}
 		snprintf(key, sizeof(key), "%s/%s", a->ns, a->name);
 		p = kerf_informer_get(c->inf[INF_PODS], key);
-		if (!p || p->node || (p->uid && strcmp(p->uid, a->uid)) ||
+		uid = p ? kerf_kpod_uid(p) : NULL;
+		node = p ? kerf_kpod_node(p) : NULL;
+		if (!p || node || (uid && strcmp(uid, a->uid)) ||
 		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node)) {
 			/* a plan waiting on it goes on if it landed there */
 			if (list[i].plan)
 				plan_answered(c, list[i].plan, KERF_ACT_BIND,
-					      p && p->node && !strcmp(p->node, a->node) &&
-					      !(p->uid && strcmp(p->uid, a->uid)));
+					      node && !strcmp(node, a->node) &&
+					      !(uid && strcmp(uid, a->uid)));
 			continue;
 		}
 		if (list[i].plan && list[i].attempt >= BIND_GIVE_UP_ATTEMPTS) {

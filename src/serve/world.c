@@ -72,27 +72,27 @@ static int role_of(struct kerf_world *w, struct wpod *x, char *key, size_t size,
 		   bool *grew, struct kerf_err *err)
 {
 	const struct kerf_kpod *p = x->p;
-	const char *sched = p->scheduler ? p->scheduler : "default-scheduler";
+	const char *sched = kerf_kpod_scheduler(p) ? kerf_kpod_scheduler(p) : "default-scheduler";
 	char why[KERF_ERR_MSG_MAX];
 	struct kerf_pod req;
 
-	snprintf(key, size, "%s/%s", p->ns, p->name);
+	snprintf(key, size, "%s/%s", kerf_kpod_ns(p), kerf_kpod_name(p));
 	if (x->evicting || kerf_world_pod_done(x))
 		return ROLE_NONE;
 	if (strcmp(sched, w->scheduler_name) != 0)
-		return kerf_kpod_wants_gpu(p) && p->node ? ROLE_EXTERNAL : ROLE_NONE;
-	if (kerf_world_tenant_of(w, p->ns, why, sizeof(why)) < 0) {
+		return kerf_kpod_wants_gpu(p) && kerf_kpod_node(p) ? ROLE_EXTERNAL : ROLE_NONE;
+	if (kerf_world_tenant_of(w, kerf_kpod_ns(p), why, sizeof(why)) < 0) {
 		/* bound already, kerf cannot say whose: its GPUs still count */
-		if (p->node)
+		if (kerf_kpod_node(p))
 			return kerf_kpod_wants_gpu(p) ? ROLE_EXTERNAL : ROLE_NONE;
 		kerf_world_set_why(w, x, "NoTenant", "%s", why);
 		return ROLE_TOLD;
 	}
-	if (!p->node) {
+	if (!kerf_kpod_node(p)) {
 		if (p->terminating)
 			return ROLE_NONE;
-		if (p->invalid) {
-			kerf_world_set_why(w, x, "InvalidSpec", "%s", p->invalid);
+		if (kerf_kpod_invalid(p)) {
+			kerf_world_set_why(w, x, "InvalidSpec", "%s", kerf_kpod_invalid(p));
 			return ROLE_TOLD;
 		}
 		if (p->required_affinity) {
@@ -100,15 +100,15 @@ static int role_of(struct kerf_world *w, struct wpod *x, char *key, size_t size,
 				"kerf does not read required node affinity yet: use a nodeSelector");
 			return ROLE_TOLD;
 		}
-		if (p->gang && p->gang_size == 0) {
+		if (kerf_kpod_gang(p) && p->gang_size == 0) {
 			kerf_world_set_why(w, x, "InvalidSpec", "label %s '%s' without annotation %s",
-				KERF_LABEL_GANG, p->gang, KERF_ANN_GANG_SIZE);
+				KERF_LABEL_GANG, kerf_kpod_gang(p), KERF_ANN_GANG_SIZE);
 			return ROLE_TOLD;
 		}
 		x->need_labels = 0;
 		for (uint16_t i = 0; i < p->nr_selector; i++) {
 			struct kerf_err e = { 0 };
-			int bit = kerf_world_term(w, false, p->selector[i].key, p->selector[i].value, 0,
+			int bit = kerf_world_term(w, false, kerf_kpod_selector(p)[i].key, kerf_kpod_selector(p)[i].value, 0,
 				       grew, &e);
 
 			if (bit == -KERF_ENOMEM)
@@ -124,8 +124,8 @@ static int role_of(struct kerf_world *w, struct wpod *x, char *key, size_t size,
 			return ROLE_TOLD;
 		}
 	}
-	if (p->gang)
-		snprintf(key, size, "%s/gang:%s", p->ns, p->gang);
+	if (kerf_kpod_gang(p))
+		snprintf(key, size, "%s/gang:%s", kerf_kpod_ns(p), kerf_kpod_gang(p));
 	return ROLE_KERF;
 }
 
@@ -197,11 +197,11 @@ static int put_pod(struct kerf_world *w, struct kerf_kpod *p, bool owned,
 {
 	char key[KERF_WORKLOAD_KEY_MAX + 1];
 	struct wpod *x;
-	int rc = check_pod_names(p->ns, p->name, err);
+	int rc = check_pod_names(kerf_kpod_ns(p), kerf_kpod_name(p), err);
 
 	if (rc < 0)
 		goto fail;
-	snprintf(key, sizeof(key), "%s/%s", p->ns, p->name);
+	snprintf(key, sizeof(key), "%s/%s", kerf_kpod_ns(p), kerf_kpod_name(p));
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x) {
 		x = kerf_slab_zalloc(sizeof(*x) + strlen(key) + 1);
@@ -273,7 +273,7 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	for (size_t i = 0, k = 0; i < w->queued.nr; i++) {
 		const struct kerf_action *a = &w->queued.a[i];
 
-		if (strcmp(a->ns, x->p->ns) || strcmp(a->name, x->p->name))
+		if (strcmp(a->ns, kerf_kpod_ns(x->p)) || strcmp(a->name, kerf_kpod_name(x->p)))
 			w->queued.a[k++] = *a;
 		if (i + 1 == w->queued.nr)
 			w->queued.nr = k;
@@ -296,7 +296,7 @@ int kerf_world_unplace(struct kerf_world *w, uint32_t group, int64_t now_ms,
 	if (!g || !g->running || g->external)
 		return 0;
 	for (size_t i = 0; i < g->nr_m; i++)
-		if (g->m[i]->in_run && g->m[i]->p->node)
+		if (g->m[i]->in_run && kerf_kpod_node(g->m[i]->p))
 			return 0;
 	/* pending again under the same id and submission time */
 	rc = kerf_state_requeue(&w->st, g->id, now_ms, err);
@@ -341,9 +341,9 @@ bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x || x->role != ROLE_KERF || !x->g || !x->g->running ||
-	    !x->in_run || x->evicting || x->p->node)
+	    !x->in_run || x->evicting || kerf_kpod_node(x->p))
 		return false;
-	if (uid && uid[0] && x->p->uid && strcmp(uid, x->p->uid))
+	if (uid && uid[0] && kerf_kpod_uid(x->p) && strcmp(uid, kerf_kpod_uid(x->p)))
 		return false;
 	return x->b.node < w->st.cluster.nr_slots &&
 	       !strcmp(w->st.cluster.nodes[x->b.node].name, node);
@@ -360,7 +360,7 @@ int kerf_world_update_pods(struct kerf_world *w, const char *ns, int64_t now_ms,
 	if (!v)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < w->nr_podv; i++)
-		if (!ns || !strcmp(w->podv[i]->p->ns, ns))
+		if (!ns || !strcmp(kerf_kpod_ns(w->podv[i]->p), ns))
 			v[nr++] = w->podv[i];
 	qsort(v, nr, sizeof(*v), by_pod_key);
 	/* a pod's update may free no other pod: v stays valid */
@@ -602,9 +602,9 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		}
 		a->kind = KERF_ACT_PENDING;
-		snprintf(a->ns, sizeof(a->ns), "%s", v[i]->p->ns);
-		snprintf(a->name, sizeof(a->name), "%s", v[i]->p->name);
-		snprintf(a->uid, sizeof(a->uid), "%s", v[i]->p->uid);
+		snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(v[i]->p));
+		snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(v[i]->p));
+		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(v[i]->p));
 		snprintf(a->reason, sizeof(a->reason), "%s", kerf_world_why_reason(v[i]));
 		snprintf(a->message, sizeof(a->message), "%s",
 			 kerf_world_why_message(v[i]));

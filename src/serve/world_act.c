@@ -38,9 +38,9 @@ static struct kerf_action *pod_action(struct kerf_actions *out,
 		return NULL;
 	a->kind = kind;
 	a->group = group;
-	snprintf(a->ns, sizeof(a->ns), "%s", x->p->ns);
-	snprintf(a->name, sizeof(a->name), "%s", x->p->name);
-	snprintf(a->uid, sizeof(a->uid), "%s", x->p->uid);
+	snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(x->p));
+	snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(x->p));
+	snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(x->p));
 	return a;
 }
 

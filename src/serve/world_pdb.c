@@ -12,8 +12,8 @@ static bool covered(const struct kerf_kpod *p, const struct kerf_kpdb *const *pd
 		    size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
-		if (kerf_kpdb_blocks(pdbs[i]) && !strcmp(pdbs[i]->ns, p->ns) &&
-		    kerf_kpdb_selects(pdbs[i], p->labels, p->nr_labels))
+		if (kerf_kpdb_blocks(pdbs[i]) && !strcmp(pdbs[i]->ns, kerf_kpod_ns(p)) &&
+		    kerf_kpdb_selects(pdbs[i], kerf_kpod_labels(p), p->nr_labels))
 			return true;
 	return false;
 }

@@ -52,7 +52,7 @@ uint64_t kerf_world_tolerates(const struct kerf_world *w,
 			continue;
 		}
 		for (uint16_t k = 0; k < p->nr_tolerations; k++)
-			if (kerf_toleration_matches(&p->tolerations[k], t->key,
+			if (kerf_toleration_matches(&kerf_kpod_tolerations(p)[k], t->key,
 						    t->value, t->effect)) {
 				mask |= 1ull << i;
 				break;
@@ -65,22 +65,23 @@ uint64_t kerf_world_tolerates(const struct kerf_world *w,
 static int shape(const struct kerf_kpod *p, struct kerf_pod *req, char *why,
 		 size_t size)
 {
+	const char *profile = kerf_kpod_mig_profile(p);
 	struct kerf_err err = { 0 };
 
 	memset(req, 0, sizeof(*req));
 	req->cpu_milli = p->cpu_milli;
 	req->mem_mib = p->mem_mib;
-	if (p->mig_profile) {
+	if (profile) {
 		uint8_t slices = 0;
 		int32_t mem = 0;
 
 		if (p->nr_mig != 1) {
 			snprintf(why, size, "asks %" PRId32 " MIG instances of %s: kerf places one per pod",
-				 p->nr_mig, p->mig_profile);
+				 p->nr_mig, profile);
 			return -KERF_EINVAL;
 		}
-		if (!mig_by_name(p->mig_profile, &slices, &mem)) {
-			snprintf(why, size, "MIG profile '%s' is not one kerf knows", p->mig_profile);
+		if (!mig_by_name(profile, &slices, &mem)) {
+			snprintf(why, size, "MIG profile '%s' is not one kerf knows", profile);
 			return -KERF_EINVAL;
 		}
 		req->nr_gpus = 1;
@@ -168,16 +169,17 @@ int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
 {
 	const struct kerf_cluster *c = &w->st.cluster;
 	const struct kerf_kpod *p = x->p;
+	const char *gpus = kerf_kpod_assigned_gpus(p);
 	const struct kerf_node *n;
 	const char *node;
 	int slot, rc;
 
 	/* a gang's member not bound yet runs where its plan says */
-	node = p->node ? p->node : p->planned_node;
+	node = kerf_kpod_node(p) ? kerf_kpod_node(p) : kerf_kpod_planned_node(p);
 	slot = node ? kerf_cluster_find_node(c, node) : -KERF_ENOTFOUND;
 	if (slot < 0) {
 		snprintf(why, size, "%s node '%s', which kerf does not know",
-			 p->node ? "bound to" : "planned on", node ? node : "");
+			 kerf_kpod_node(p) ? "bound to" : "planned on", node ? node : "");
 		return -KERF_ENOTFOUND;
 	}
 	n = &c->nodes[slot];
@@ -191,19 +193,21 @@ int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
 	if (req->mig_slices) {
 		const struct kerf_mig_model *mm =
 			n->model < c->nr_models ? c->models[n->model].mig : NULL;
+		const char *profile = kerf_kpod_mig_profile(p);
+		const char *mig = kerf_kpod_assigned_mig(p);
 		char name[32];
 		unsigned start = 0;
 		uint16_t mask = 0;
 		int prof;
 
-		if (!mm || (prof = kerf_mig_profile_find(mm, p->mig_profile)) < 0) {
+		if (!mm || (prof = kerf_mig_profile_find(mm, profile)) < 0) {
 			snprintf(why, size, "MIG profile '%s' is not one of node '%s''s GPUs",
-				 p->mig_profile, n->name);
+				 profile, n->name);
 			return -KERF_EINVAL;
 		}
-		if (!p->assigned_mig || !parse_mig(p->assigned_mig, name, sizeof(name), &start) ||
-		    strcmp(name, p->mig_profile) != 0 || !p->assigned_gpus ||
-		    !parse_gpus(p->assigned_gpus, n->nr_gpus, &mask) ||
+		if (!mig || !parse_mig(mig, name, sizeof(name), &start) ||
+		    strcmp(name, profile) != 0 || !gpus ||
+		    !parse_gpus(gpus, n->nr_gpus, &mask) ||
 		    __builtin_popcount(mask) != 1) {
 			/* which instance it holds is not known: no guess */
 			snprintf(why, size, "MIG pod without a readable %s and %s: the instance it holds is not known",
@@ -217,11 +221,11 @@ int kerf_world_pod_binding(const struct kerf_world *w, const struct wpod *x,
 		b->mig_start = (uint8_t)start;
 		return 0;
 	}
-	if (p->assigned_gpus) {
-		if (!parse_gpus(p->assigned_gpus, n->nr_gpus, &b->gpus) ||
+	if (gpus) {
+		if (!parse_gpus(gpus, n->nr_gpus, &b->gpus) ||
 		    __builtin_popcount(b->gpus) != req->nr_gpus) {
 			snprintf(why, size, "kerf.io/assigned-gpus '%.40s' does not name %u of node '%s''s %u GPUs",
-				 p->assigned_gpus, req->nr_gpus, n->name, n->nr_gpus);
+				 gpus, req->nr_gpus, n->name, n->nr_gpus);
 			return -KERF_EINVAL;
 		}
 	} else {

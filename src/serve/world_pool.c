@@ -78,9 +78,9 @@ bool kerf_pool_sharing_used(const struct kerf_kpod *p, const char *way)
 {
 	const char *mine;
 
-	if (p->nr_gpus <= 0 && !p->mig_profile && !p->gpu_milli)
+	if (p->nr_gpus <= 0 && !kerf_kpod_mig_profile(p) && !p->gpu_milli)
 		return false;
-	if (p->mig_profile)
+	if (kerf_kpod_mig_profile(p))
 		mine = "MIG";
 	else if (p->gpu_milli > 0 && p->gpu_milli < KERF_GPU_MILLI)
 		mine = p->share == KERF_SHARE_MPS ? "MPS"

@@ -228,8 +228,8 @@ static int class_of(const struct kerf_world *w, const struct kerf_kpod *p)
 	int32_t prio = p->has_priority ? p->priority : 0;
 	int best = -1, lowest = -1;
 
-	if (p->priority_class) {
-		int c = kerf_classes_find(cl, p->priority_class);
+	if (kerf_kpod_priority_class(p)) {
+		int c = kerf_classes_find(cl, kerf_kpod_priority_class(p));
 
 		if (c >= 0 && c != w->external_class)
 			return c;
@@ -276,7 +276,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		struct wpod *x = v[k];
 		struct kerf_pod req;
 		struct kerf_binding b;
-		const char *node = x->p->node ? x->p->node : x->p->planned_node;
+		const char *node = kerf_kpod_node(x->p) ? kerf_kpod_node(x->p) : kerf_kpod_planned_node(x->p);
 		int slot = node ? kerf_cluster_find_node(&w->st.cluster, node) : -1;
 		size_t h = 0, s = 0;
 
@@ -434,7 +434,7 @@ static int submit(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 	uint64_t fp;
 	int t, id, rc;
 
-	t = kerf_world_tenant_of(w, v[0]->p->ns, why, sizeof(why));
+	t = kerf_world_tenant_of(w, kerf_kpod_ns(v[0]->p), why, sizeof(why));
 	if (t < 0)
 		goto invalid;
 	wl.tenant = t;
@@ -521,15 +521,15 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		snprintf(refused.msg, sizeof(refused.msg), "%zu of its %u pods are left",
 			 nr_bound + nr, size);
 	for (size_t k = 0; k < nr && !refused.msg[0]; k++)
-		if (!v[k]->p->planned_node)
+		if (!kerf_kpod_planned_node(v[k]->p))
 			snprintf(refused.msg, sizeof(refused.msg), "pod '%s' has no %s",
 				 v[k]->key, KERF_ANN_PLANNED_NODE);
 	for (size_t k = 0; k < nr_bound && !refused.msg[0]; k++)
-		if (bound[k]->p->planned_node &&
-		    strcmp(bound[k]->p->planned_node, bound[k]->p->node) != 0)
+		if (kerf_kpod_planned_node(bound[k]->p) &&
+		    strcmp(kerf_kpod_planned_node(bound[k]->p), kerf_kpod_node(bound[k]->p)) != 0)
 			snprintf(refused.msg, sizeof(refused.msg),
 				 "pod '%s' is bound to node '%s', its plan said '%s'",
-				 bound[k]->key, bound[k]->p->node, bound[k]->p->planned_node);
+				 bound[k]->key, kerf_kpod_node(bound[k]->p), kerf_kpod_planned_node(bound[k]->p));
 	if (!refused.msg[0]) {
 		all = calloc(size, sizeof(*all));
 		if (!all)
@@ -558,9 +558,9 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		if (!a)
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 		a->kind = KERF_ACT_EVICT;
-		snprintf(a->ns, sizeof(a->ns), "%s", bound[k]->p->ns);
-		snprintf(a->name, sizeof(a->name), "%s", bound[k]->p->name);
-		snprintf(a->uid, sizeof(a->uid), "%s", bound[k]->p->uid);
+		snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(bound[k]->p));
+		snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(bound[k]->p));
+		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(bound[k]->p));
 		snprintf(a->reason, sizeof(a->reason), "GangPlanUndone");
 		snprintf(a->message, sizeof(a->message),
 			 "gang '%.60s' was left partly bound (%zu of %u pods), its plan broken (%.70s): evicted to place it whole",
@@ -588,7 +588,7 @@ static int sync_external(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			return finish(w, g, now_ms, err);
 		return 0;
 	}
-	if (!x || kerf_world_pod_done(x) || !x->p->node)
+	if (!x || kerf_world_pod_done(x) || !kerf_kpod_node(x->p))
 		return 0;
 	rc = adopt(w, g, &x, 1, kerf_tenants_find(&w->st.tenants, KERF_EXTERNAL_TENANT),
 		   w->external_class, now_ms, NULL, err);
@@ -637,7 +637,7 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 			for (size_t i = 0; i < g->nr_m; i++) {
 				struct wpod *x = g->m[i];
 
-				if (!x->in_run && !x->evicting && !kerf_world_pod_done(x) && !x->p->node)
+				if (!x->in_run && !x->evicting && !kerf_world_pod_done(x) && !kerf_kpod_node(x->p))
 					kerf_world_set_why(w, x, "GangRunning",
 						"workload '%s' already runs: this pod waits until it ends",
 						g->key);
@@ -654,15 +654,15 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	}
 	for (size_t i = 0; i < g->nr_m; i++) {
 		struct wpod *x = g->m[i];
-		uint32_t s = x->p->gang ? x->p->gang_size : 1;
+		uint32_t s = kerf_kpod_gang(x->p) ? x->p->gang_size : 1;
 
-		if (kerf_world_pod_done(x) || x->evicting || (!x->p->node && x->p->terminating))
+		if (kerf_world_pod_done(x) || x->evicting || (!kerf_kpod_node(x->p) && x->p->terminating))
 			continue;
 		if (size && s != size)
 			disagree = true;
 		if (!size || s > size)
 			size = s;
-		if (x->p->node)
+		if (kerf_kpod_node(x->p))
 			bound[nr_bound++] = x;
 		else
 			v[nr++] = x;
@@ -675,7 +675,7 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 		 * bindings) is finished from its plan, or undone (adopt_plan).
 		 */
 		char why[KERF_ERR_MSG_MAX];
-		int t = kerf_world_tenant_of(w, bound[0]->p->ns, why, sizeof(why));
+		int t = kerf_world_tenant_of(w, kerf_kpod_ns(bound[0]->p), why, sizeof(why));
 
 		if ((nr || nr_bound < size) && !w->at_cycle) {
 			/* the informers may not have sent every member yet */

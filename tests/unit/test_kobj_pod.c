@@ -85,14 +85,14 @@ static void test_real_pod(void **state)
 
 	(void)state;
 	decode_ok(parse(real_pod), &p);
-	assert_string_equal(p.ns, "team-a");
-	assert_string_equal(p.name, "p1");
-	assert_string_equal(p.uid, "599389b8-0c5d-43e1-b27f-92bf938cac8b");
-	assert_string_equal(p.scheduler, "kerf");
-	assert_string_equal(p.gang, "g1");
-	assert_string_equal(p.tenant, "team-a");
-	assert_null(p.node);
-	assert_null(p.invalid);
+	assert_string_equal(kerf_kpod_ns(&p), "team-a");
+	assert_string_equal(kerf_kpod_name(&p), "p1");
+	assert_string_equal(kerf_kpod_uid(&p), "599389b8-0c5d-43e1-b27f-92bf938cac8b");
+	assert_string_equal(kerf_kpod_scheduler(&p), "kerf");
+	assert_string_equal(kerf_kpod_gang(&p), "g1");
+	assert_string_equal(kerf_kpod_tenant(&p), "team-a");
+	assert_null(kerf_kpod_node(&p));
+	assert_null(kerf_kpod_invalid(&p));
 	assert_int_equal(p.nr_gpus, 2);
 	assert_int_equal(p.cpu_milli, 0);
 	assert_true(p.has_priority);
@@ -100,8 +100,8 @@ static void test_real_pod(void **state)
 	assert_int_equal(p.phase, KERF_PHASE_PENDING);
 	assert_int_equal(p.created_ms, 1796236313000LL);
 	assert_int_equal(p.nr_tolerations, 2);
-	assert_int_equal(p.tolerations[0].op, KERF_TOL_EXISTS);
-	assert_int_equal(p.tolerations[0].effect, KERF_EFFECT_NO_EXECUTE);
+	assert_int_equal(kerf_kpod_tolerations(&p)[0].op, KERF_TOL_EXISTS);
+	assert_int_equal(kerf_kpod_tolerations(&p)[0].effect, KERF_EFFECT_NO_EXECUTE);
 	assert_true(kerf_kpod_wants_gpu(&p));
 	kerf_kpod_release(&p);
 }
@@ -118,14 +118,14 @@ static void test_default_tolerations(void **state)
 
 	(void)state;
 	decode_ok(pod_with("", "", defaults), &p);
-	assert_ptr_equal(p.tolerations, kerf_default_tolerations);
+	assert_ptr_equal(kerf_kpod_tolerations(&p), kerf_default_tolerations);
 	assert_int_equal(p.nr_tolerations, 2);
-	assert_string_equal(p.tolerations[1].key, "node.kubernetes.io/unreachable");
-	assert_int_equal(p.tolerations[1].op, KERF_TOL_EXISTS);
-	assert_int_equal(p.tolerations[1].effect, KERF_EFFECT_NO_EXECUTE);
+	assert_string_equal(kerf_kpod_tolerations(&p)[1].key, "node.kubernetes.io/unreachable");
+	assert_int_equal(kerf_kpod_tolerations(&p)[1].op, KERF_TOL_EXISTS);
+	assert_int_equal(kerf_kpod_tolerations(&p)[1].effect, KERF_EFFECT_NO_EXECUTE);
 	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
 	kerf_kpod_release(&p);
-	assert_ptr_equal(c.tolerations, kerf_default_tolerations);
+	assert_ptr_equal(kerf_kpod_tolerations(&c), kerf_default_tolerations);
 	kerf_kpod_release(&c);
 	/* the same keys with an effect of their own are the pod's */
 	decode_ok(pod_with("", "",
@@ -133,11 +133,11 @@ static void test_default_tolerations(void **state)
 			   "\"effect\":\"NoExecute\"},{\"key\":\"node.kubernetes.io/unreachable\","
 			   "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],\"containers\":[]"),
 		  &p);
-	assert_ptr_not_equal(p.tolerations, kerf_default_tolerations);
-	assert_int_equal(p.tolerations[1].effect, KERF_EFFECT_NO_SCHEDULE);
+	assert_ptr_not_equal(kerf_kpod_tolerations(&p), kerf_default_tolerations);
+	assert_int_equal(kerf_kpod_tolerations(&p)[1].effect, KERF_EFFECT_NO_SCHEDULE);
 	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
 	kerf_kpod_release(&p);
-	assert_string_equal(c.tolerations[0].key, "node.kubernetes.io/not-ready");
+	assert_string_equal(kerf_kpod_tolerations(&c)[0].key, "node.kubernetes.io/not-ready");
 	kerf_kpod_release(&c);
 }
 
@@ -177,7 +177,7 @@ static void test_effective_request(void **state)
 		  &p);
 	assert_int_equal(p.mem_mib, 1);
 	assert_int_equal(p.nr_mig, 1);
-	assert_string_equal(p.mig_profile, "3g.40gb");
+	assert_string_equal(kerf_kpod_mig_profile(&p), "3g.40gb");
 	assert_int_equal(p.nr_gpus, 0);
 	kerf_kpod_release(&p);
 }
@@ -195,14 +195,14 @@ static void test_annotations(void **state)
 			   "\"kerf.io/assigned-gpus\":\"0,1\"",
 			   "\"containers\":[{}]"),
 		  &p);
-	assert_null(p.invalid);
+	assert_null(kerf_kpod_invalid(&p));
 	assert_int_equal(p.gang_size, 4);
 	assert_int_equal(p.gpu_milli, 250);
 	assert_int_equal(p.gpu_mem_mib, 10240);
 	assert_int_equal(p.share, 1 /* KERF_SHARE_MPS */);
 	assert_int_equal(p.preempt_at_ms, 1796236313000LL);
 	assert_int_equal(p.checkpoint_done_ms, 1796236310500LL);
-	assert_string_equal(p.assigned_gpus, "0,1");
+	assert_string_equal(kerf_kpod_assigned_gpus(&p), "0,1");
 	assert_true(kerf_kpod_wants_gpu(&p));
 	kerf_kpod_release(&p);
 }
@@ -222,17 +222,17 @@ static void test_clone(void **state)
 		  &p);
 	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
 	kerf_kpod_release(&p);
-	assert_string_equal(c.ns, "ns");
-	assert_string_equal(c.name, "p");
-	assert_string_equal(c.gang, "g");
-	assert_string_equal(c.mig_profile, "1g.10gb");
-	assert_null(c.node);
-	assert_non_null(strstr(c.invalid, "gang-size 'x'"));
+	assert_string_equal(kerf_kpod_ns(&c), "ns");
+	assert_string_equal(kerf_kpod_name(&c), "p");
+	assert_string_equal(kerf_kpod_gang(&c), "g");
+	assert_string_equal(kerf_kpod_mig_profile(&c), "1g.10gb");
+	assert_null(kerf_kpod_node(&c));
+	assert_non_null(strstr(kerf_kpod_invalid(&c), "gang-size 'x'"));
 	assert_int_equal(c.nr_selector, 2);
-	assert_string_equal(c.selector[1].key, "c");
-	assert_string_equal(c.selector[1].value, "d");
-	assert_string_equal(c.tolerations[0].key, "k");
-	assert_string_equal(c.tolerations[0].value, "");
+	assert_string_equal(kerf_kpod_selector(&c)[1].key, "c");
+	assert_string_equal(kerf_kpod_selector(&c)[1].value, "d");
+	assert_string_equal(kerf_kpod_tolerations(&c)[0].key, "k");
+	assert_string_equal(kerf_kpod_tolerations(&c)[0].value, "");
 	kerf_kpod_release(&c);
 	j = parse("{\"metadata\":{\"name\":\"n1\",\"labels\":{\"x\":\"y\"}},\"spec\":{\"taints\":[{\"key\":\"t\",\"effect\":\"NoSchedule\"}]}}");
 	assert_int_equal(kerf_knode_decode(j, &n, &err), 0);
@@ -279,10 +279,10 @@ static void test_unschedulable(void **state)
 
 		snprintf(spec, sizeof(spec), "%s", *cases[i].spec ? cases[i].spec : "\"containers\":[]");
 		decode_ok(pod_with("", cases[i].ann, spec), &p);
-		if (!p.invalid || !strstr(p.invalid, cases[i].msg))
+		if (!kerf_kpod_invalid(&p) || !strstr(kerf_kpod_invalid(&p), cases[i].msg))
 			fail_msg("case %zu: invalid '%s' lacks '%s'", i,
-				 p.invalid ? p.invalid : "(none)", cases[i].msg);
-		assert_null(strchr(p.invalid, '\x1b'));
+				 kerf_kpod_invalid(&p) ? kerf_kpod_invalid(&p) : "(none)", cases[i].msg);
+		assert_null(strchr(kerf_kpod_invalid(&p), '\x1b'));
 		kerf_kpod_release(&p);
 	}
 }
@@ -342,8 +342,8 @@ static void test_bound_and_done(void **state)
 			"\"nodeName\":\"gpu-node-1\",\"schedulerName\":\"\"},"
 			"\"status\":{\"phase\":\"Succeeded\"}}"),
 		  &p);
-	assert_string_equal(p.node, "gpu-node-1");
-	assert_string_equal(p.scheduler, "default-scheduler");
+	assert_string_equal(kerf_kpod_node(&p), "gpu-node-1");
+	assert_string_equal(kerf_kpod_scheduler(&p), "default-scheduler");
 	assert_true(p.terminating);
 	assert_true(kerf_kpod_is_done(&p));
 	assert_false(kerf_kpod_wants_gpu(&p));
