@@ -27,6 +27,39 @@ static bool printable(const char *s)
 	return true;
 }
 
+static bool same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A clone reads as the original: every string and array of its own block. */
+static void check_pod_clone(const struct kerf_kpod *p)
+{
+	const struct kerf_toleration *t, *u;
+	const struct kerf_label *s, *l;
+	struct kerf_kpod c;
+
+	if (kerf_kpod_clone(&c, p) < 0)
+		return;
+	for (int i = 0; i < KERF_KPOD_NR_STR; i++)
+		CHECK(same_string(kerf_kpod_at(p, (enum kerf_kpod_str)i),
+				  kerf_kpod_at(&c, (enum kerf_kpod_str)i)));
+	CHECK(c.nr_labels == p->nr_labels && c.strings_len == p->strings_len);
+	CHECK(!p->nr_labels || !memcmp(kerf_kpod_labels(&c), kerf_kpod_labels(p),
+				       2 * sizeof(uint64_t) * p->nr_labels));
+	s = kerf_kpod_selector(p);
+	l = kerf_kpod_selector(&c);
+	for (size_t i = 0; i < p->nr_selector; i++)
+		CHECK(!strcmp(s[i].key, l[i].key) && !strcmp(s[i].value, l[i].value) &&
+		      l[i].key > c.strings && l[i].key < c.strings + c.strings_len);
+	t = kerf_kpod_tolerations(p);
+	u = kerf_kpod_tolerations(&c);
+	for (size_t i = 0; i < p->nr_tolerations; i++)
+		CHECK(!strcmp(t[i].key, u[i].key) && !strcmp(t[i].value, u[i].value) &&
+		      t[i].op == u[i].op && t[i].effect == u[i].effect);
+	kerf_kpod_release(&c);
+}
+
 static void check_pod(const json_t *j)
 {
 	struct kerf_err err = { 0 };
@@ -54,6 +87,7 @@ static void check_pod(const json_t *j)
 	if (kerf_kpod_invalid(&p))
 		CHECK_MSG(printable(kerf_kpod_invalid(&p)), kerf_kpod_invalid(&p));
 	CHECK(!kerf_kpod_mig_profile(&p) || p.nr_mig > 0);
+	check_pod_clone(&p);
 	kerf_kpod_release(&p);
 }
 

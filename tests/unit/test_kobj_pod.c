@@ -15,6 +15,7 @@
 
 #include "kobj/names.h"
 #include "kobj/node.h"
+#include "kobj/pdb.h"
 #include "kobj/pod.h"
 #include "kobj/time.h"
 
@@ -246,6 +247,145 @@ static void test_clone(void **state)
 	kerf_knode_release(&m);
 }
 
+/*
+ * 50,000 of these live in kerf serve's cache: the struct has no hole (the
+ * last byte is the flags) and fits a 144-byte malloc chunk.
+ */
+_Static_assert(sizeof(struct kerf_kpod) == 136, "struct kerf_kpod grew");
+_Static_assert(offsetof(struct kerf_kpod, preemption) == 134,
+	       "a hole in struct kerf_kpod");
+
+/* Is [p, p + n) inside pod k's block, past its strings? */
+static bool in_arrays(const struct kerf_kpod *k, const void *p, size_t n,
+		      size_t end)
+{
+	const char *c = p;
+
+	return c >= k->strings + k->strings_len && c + n <= k->strings + end &&
+	       (uintptr_t)c % 8 == 0;
+}
+
+/* Is s a string of pod k's block? */
+static bool in_strings(const struct kerf_kpod *k, const char *s)
+{
+	return s > k->strings && s + strlen(s) < k->strings + k->strings_len;
+}
+
+/* Strings and arrays share one block, packed, the strings exactly. */
+static void test_compact(void **state)
+{
+	static const char *uid = "599389b8-0c5d-43e1-b27f-92bf938cac8b";
+	const struct kerf_label *sel;
+	const struct kerf_toleration *tol;
+	struct kerf_kpod p;
+	char text[2048];
+	size_t end;
+
+	(void)state;
+	/* the shape bench/bench_k8s_bind.c creates, bound */
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"p-12345\",\"namespace\":\"kerf-bench\",\"uid\":\"%s\"},"
+		 "\"spec\":{\"nodeName\":\"kerf-bench-node-1234\",\"schedulerName\":\"kerf\","
+		 "\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],"
+		 "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\","
+		 "\"effect\":\"NoExecute\",\"tolerationSeconds\":300},{\"key\":"
+		 "\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\",\"effect\":"
+		 "\"NoExecute\",\"tolerationSeconds\":300}]}}", uid);
+	decode_ok(parse(text), &p);
+	/* the NUL of offset 0, then each string and its NUL */
+	assert_int_equal(p.strings_len, 1 + strlen("kerf-bench") + 1 + strlen("p-12345") + 1 +
+			 strlen(uid) + 1 + strlen("kerf-bench-node-1234") + 1 + strlen("kerf") + 1);
+	assert_int_equal(p.strings[0], '\0');
+	assert_ptr_equal(kerf_kpod_ns(&p), p.strings + 1);
+	assert_ptr_equal(kerf_kpod_tolerations(&p), kerf_default_tolerations);
+	assert_null(kerf_kpod_labels(&p));
+	assert_null(kerf_kpod_selector(&p));
+	print_message("struct kerf_kpod: %zu bytes; bench pod's block: %u bytes\n",
+		      sizeof(p), (unsigned)p.strings_len);
+	kerf_kpod_release(&p);
+
+	/* labels, selector and tolerations after the strings, aligned */
+	decode_ok(pod_with("\"a\":\"1\",\"bc\":\"2\",\"def\":\"3\"", "",
+			   "\"nodeSelector\":{\"zone\":\"z1\"},\"tolerations\":["
+			   "{\"key\":\"k\",\"operator\":\"Equal\",\"value\":\"v\",\"effect\":\"NoSchedule\"},"
+			   "{\"operator\":\"Exists\"}]"), &p);
+	assert_int_equal(p.nr_labels, 3);
+	assert_int_equal(p.nr_selector, 1);
+	assert_int_equal(p.nr_tolerations, 2);
+	assert_false(p.default_tolerations);
+	end = ((p.strings_len + 7) & ~(size_t)7) + 2 * 8 * 3 + sizeof(*sel) + 2 * sizeof(*tol);
+	sel = kerf_kpod_selector(&p);
+	tol = kerf_kpod_tolerations(&p);
+	assert_true(in_arrays(&p, kerf_kpod_labels(&p), 2 * 8 * 3, end));
+	assert_true(in_arrays(&p, sel, sizeof(*sel), end));
+	assert_true(in_arrays(&p, tol, 2 * sizeof(*tol), end));
+	assert_ptr_equal((const char *)tol + 2 * sizeof(*tol), p.strings + end);
+	assert_true(in_strings(&p, sel[0].key) && in_strings(&p, sel[0].value));
+	assert_string_equal(sel[0].key, "zone");
+	assert_string_equal(sel[0].value, "z1");
+	assert_true(in_strings(&p, tol[0].key) && in_strings(&p, tol[1].value));
+	assert_string_equal(tol[0].value, "v");
+	assert_int_equal(tol[0].effect, KERF_EFFECT_NO_SCHEDULE);
+	assert_string_equal(tol[1].key, "");
+	assert_int_equal(tol[1].op, KERF_TOL_EXISTS);
+	assert_int_equal(kerf_kpod_labels(&p)[0], kerf_label_hash("a", NULL));
+	assert_int_equal(kerf_kpod_labels(&p)[5], kerf_label_hash("def", "3"));
+	kerf_kpod_release(&p);
+}
+
+/* A pod made by hand gets its strings through kerf_kpod_set_strings. */
+static void test_set_strings(void **state)
+{
+	const char *v[KERF_KPOD_NR_STR] = {
+		[KERF_KPOD_NS] = "ns", [KERF_KPOD_NAME] = "a", [KERF_KPOD_UID] = "u1",
+		[KERF_KPOD_SCHEDULER] = "kerf", [KERF_KPOD_GANG] = "g",
+	};
+	struct kerf_kpod p = { .nr_gpus = 1 }, c;
+	static char big[KERF_POD_MAX_STRING_BYTES];
+
+	(void)state;
+	assert_int_equal(kerf_kpod_set_strings(&p, v), 0);
+	assert_string_equal(kerf_kpod_ns(&p), "ns");
+	assert_string_equal(kerf_kpod_name(&p), "a");
+	assert_string_equal(kerf_kpod_uid(&p), "u1");
+	assert_string_equal(kerf_kpod_scheduler(&p), "kerf");
+	assert_string_equal(kerf_kpod_gang(&p), "g");
+	assert_null(kerf_kpod_node(&p));
+	assert_null(kerf_kpod_invalid(&p));
+	assert_int_equal(p.nr_gpus, 1);
+	/* again: the old block goes (ASan sees a leak otherwise) */
+	v[KERF_KPOD_NODE] = "n1";
+	v[KERF_KPOD_GANG] = NULL;
+	assert_int_equal(kerf_kpod_set_strings(&p, v), 0);
+	assert_string_equal(kerf_kpod_node(&p), "n1");
+	assert_null(kerf_kpod_gang(&p));
+	/* refused: p as it was */
+	v[KERF_KPOD_UID] = NULL;
+	assert_int_equal(kerf_kpod_set_strings(&p, v), -KERF_EINVAL);
+	v[KERF_KPOD_UID] = "u1";
+	memset(big, 'x', sizeof(big) - 1);
+	v[KERF_KPOD_INVALID] = big;
+	assert_int_equal(kerf_kpod_set_strings(&p, v), -KERF_ELIMIT);
+	assert_string_equal(kerf_kpod_uid(&p), "u1");
+	assert_null(kerf_kpod_invalid(&p));
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	kerf_kpod_release(&p);
+	assert_string_equal(kerf_kpod_node(&c), "n1");
+	assert_string_equal(kerf_kpod_name(&c), "a");
+	kerf_kpod_release(&c);
+
+	/* a decoded pod keeps its arrays */
+	decode_ok(pod_with("\"x\":\"y\"", "", "\"nodeSelector\":{\"zone\":\"z1\"}"), &p);
+	v[KERF_KPOD_INVALID] = "why";
+	assert_int_equal(kerf_kpod_set_strings(&p, v), 0);
+	assert_string_equal(kerf_kpod_invalid(&p), "why");
+	assert_int_equal(p.nr_selector, 1);
+	assert_string_equal(kerf_kpod_selector(&p)[0].key, "zone");
+	assert_true(in_strings(&p, kerf_kpod_selector(&p)[0].value));
+	assert_int_equal(kerf_kpod_labels(&p)[1], kerf_label_hash("x", "y"));
+	kerf_kpod_release(&p);
+}
+
 /* Each of these decodes (what it holds is counted) but may not be placed. */
 static void test_unschedulable(void **state)
 {
@@ -330,6 +470,16 @@ static void test_errors(void **state)
 	decode_fails(parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u\","
 			   "\"creationTimestamp\":\"noon\"},\"spec\":{}}"),
 		     -KERF_EPARSE, "metadata.creationTimestamp 'noon'");
+	/* every string together at most KERF_POD_MAX_STRING_BYTES */
+	{
+		json_t *j = pod_with("", "", "");
+		json_t *ann = json_object_get(json_object_get(j, "metadata"), "annotations");
+		static char big[KERF_POD_MAX_STRING_BYTES];
+
+		memset(big, '0', sizeof(big) - 1);
+		json_object_set_new(ann, "kerf.io/assigned-gpus", json_string(big));
+		decode_fails(j, -KERF_ELIMIT, "pod strings: too long");
+	}
 }
 
 static void test_bound_and_done(void **state)
@@ -483,6 +633,8 @@ int main(void)
 		cmocka_unit_test(test_effective_request),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_clone),
+		cmocka_unit_test(test_compact),
+		cmocka_unit_test(test_set_strings),
 		cmocka_unit_test(test_unschedulable),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bound_and_done),
