@@ -689,20 +689,26 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 		len += strlen(tols[i].key) + strlen(tols[i].value) + 2;
 	if (len > KERF_POD_MAX_STRING_BYTES)
 		return -KERF_ELIMIT;
+	/* the arrays at the first multiple of 8 after the strings (pod.h) */
 	arrays = (len + 7) & ~(size_t)7;
 	total = arrays + 2 * sizeof(*labels) * p->nr_labels +
 		sizeof(*l) * p->nr_selector + sizeof(*t) * nr_tols;
+	if (total == arrays)
+		total = len;    /* no array: no padding either */
 	block = malloc(total);
 	if (!block)
 		return -KERF_ENOMEM;
 	block[0] = '\0';
-	memset(block + len, 0, arrays - len);
+	memset(block + len, 0, total - len);
 	put_string(block, &off, str[KERF_KPOD_NS]);
 	for (size_t i = 0; i < KERF_KPOD_NR_OFF; i++)
 		str_off[i] = str[i] ? put_string(block, &off, str[i]) : 0;
+	if (total == len)
+		arrays = len;   /* not past the end, even with nothing to point at */
 	if (p->nr_labels)
 		memcpy(block + arrays, labels, 2 * sizeof(*labels) * p->nr_labels);
-	l = (struct kerf_label *)(void *)(block + arrays + 2 * sizeof(*labels) * p->nr_labels);
+	l = (struct kerf_label *)(void *)(block + arrays +
+					  2 * sizeof(*labels) * p->nr_labels);
 	for (size_t i = 0; i < p->nr_selector; i++) {
 		l[i].key = block + put_string(block, &off, sel[i].key);
 		l[i].value = block + put_string(block, &off, sel[i].value);
