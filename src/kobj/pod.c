@@ -662,8 +662,22 @@ static uint32_t put_string(char *block, size_t *off, const char *s)
 	return at;
 }
 
+/* The bytes of a block of len bytes of strings and p's arrays. */
+static size_t block_bytes(const struct kerf_kpod *p, size_t len)
+{
+	size_t nr_tols = p->default_tolerations ? 0 : p->nr_tolerations;
+	/* the arrays at the first multiple of 8 after the strings (pod.h) */
+	size_t arrays = (len + 7) & ~(size_t)7;
+	size_t total = arrays + 2 * sizeof(uint64_t) * p->nr_labels +
+		       sizeof(struct kerf_label) * p->nr_selector +
+		       sizeof(struct kerf_toleration) * nr_tols;
+
+	return total == arrays ? len : total;   /* no array: no padding */
+}
+
 /*
- * A new block for p of the strings str[] (str[KERF_KPOD_NS] required) and
+ * A new block for p (kerf_slab's: freed with kerf_slab_free(p->strings,
+ * block_bytes(p, p->strings_len))) of the strings str[] (str[KERF_KPOD_NS] required) and
  * the arrays labels, sel and tols (as many as p's nr_ fields say; tols not
  * when p->default_tolerations), none of them in p's old block unless the
  * caller frees that only after: p->strings, strings_len and str_off set.
@@ -689,13 +703,9 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 		len += strlen(tols[i].key) + strlen(tols[i].value) + 2;
 	if (len > KERF_POD_MAX_STRING_BYTES)
 		return -KERF_ELIMIT;
-	/* the arrays at the first multiple of 8 after the strings (pod.h) */
 	arrays = (len + 7) & ~(size_t)7;
-	total = arrays + 2 * sizeof(*labels) * p->nr_labels +
-		sizeof(*l) * p->nr_selector + sizeof(*t) * nr_tols;
-	if (total == arrays)
-		total = len;    /* no array: no padding either */
-	block = malloc(total);
+	total = block_bytes(p, len);
+	block = kerf_slab_alloc(total);
 	if (!block)
 		return -KERF_ENOMEM;
 	block[0] = '\0';
@@ -752,7 +762,7 @@ void kerf_kpod_release(struct kerf_kpod *p)
 {
 	if (!p)
 		return;
-	free(p->strings);
+	kerf_slab_free(p->strings, block_bytes(p, p->strings_len));
 	memset(p, 0, sizeof(*p));
 }
 
@@ -797,6 +807,7 @@ int kerf_kpod_set_strings(struct kerf_kpod *p,
 			  const char *const vals[KERF_KPOD_NR_STR])
 {
 	char *old = p->strings;
+	size_t old_bytes = block_bytes(p, p->strings_len);
 	int rc;
 
 	if (!vals[KERF_KPOD_NS] || !vals[KERF_KPOD_NAME] ||
@@ -804,6 +815,6 @@ int kerf_kpod_set_strings(struct kerf_kpod *p,
 		return -KERF_EINVAL;
 	if ((rc = repack(p, p, vals)) < 0)
 		return rc;
-	free(old);
+	kerf_slab_free(old, old_bytes);
 	return 0;
 }
