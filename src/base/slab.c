@@ -1,6 +1,12 @@
 /*
- * slab: size classes of 8 bytes, each a free list threaded through its
- * free records, carved from mapped chunks.  See slab.h.
+ * slab: size classes of 8 bytes.  A chunk of KERF_SLAB_CHUNK_BYTES,
+ * aligned to its size, holds records of one class after a small header:
+ * a record's chunk is its address rounded down.  Each chunk keeps its own
+ * free records and count; a class keeps the chunks that have room.  A
+ * chunk is carved as it fills (its untouched pages cost no memory) and
+ * unmapped when its last record goes, so that a burst of one shape of
+ * record (the pending pods of a backlog) is given back once it is over.
+ * See slab.h.
  */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include "base/slab.h"
@@ -23,17 +29,27 @@
 #define SLAB_ASAN 0
 #endif
 
-enum { NR_CLASSES = KERF_SLAB_MAX_BYTES / 8 };
+enum { NR_CLASSES = KERF_SLAB_MAX_BYTES / 8, HEADER_BYTES = 64 };
 
 struct free_rec {
 	struct free_rec *next;
 };
 
+struct chunk {
+	struct chunk *prev, *next;   /* in its class's list of chunks with room */
+	struct free_rec *free;       /* records freed in this chunk */
+	uint32_t carved;             /* bytes carved so far (header included) */
+	uint32_t nr_live;
+	uint32_t rec_bytes;
+	bool listed;
+};
+
+_Static_assert(sizeof(struct chunk) <= HEADER_BYTES, "chunk header");
+
 static struct {
 	bool on;
-	struct free_rec *free[NR_CLASSES];   /* class c: records of 8(c+1) bytes */
-	char *next, *end;                    /* the current chunk's rest */
-	size_t off_live;                     /* from malloc while off */
+	struct chunk *room[NR_CLASSES];   /* class c: records of 8(c+1) bytes */
+	size_t off_live;                  /* from malloc while off */
 	struct kerf_slab_stats stats;
 } slab;
 
@@ -44,7 +60,7 @@ static size_t rounded(size_t size)
 
 bool kerf_slab_enable(void)
 {
-	/* a record from malloc would be freed onto a list */
+	/* a record from malloc would be freed into a chunk */
 	if (SLAB_ASAN || slab.off_live)
 		return slab.on;
 	slab.on = true;
@@ -90,47 +106,87 @@ static void heap_free(void *p, size_t size)
 	free((unsigned char *)p - 16);
 }
 
-static void *carve(size_t r)
+/* A chunk mapped at a multiple of its size; NULL when none. */
+static struct chunk *chunk_map(uint32_t rec_bytes)
 {
-	void *p;
+	const size_t n = KERF_SLAB_CHUNK_BYTES;
+	char *m = mmap(NULL, 2 * n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at;
+	struct chunk *c;
 
-	if ((size_t)(slab.end - slab.next) < r) {
-		/* the rest of this chunk (< r bytes) is given up */
-		void *c = mmap(NULL, KERF_SLAB_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	at = ((uintptr_t)m + n - 1) & ~(uintptr_t)(n - 1);
+	/* the unaligned ends back */
+	if (at > (uintptr_t)m)
+		munmap(m, at - (uintptr_t)m);
+	if ((uintptr_t)m + 2 * n > at + n)
+		munmap((char *)at + n, (uintptr_t)m + 2 * n - (at + n));
+	c = (struct chunk *)at;
+	*c = (struct chunk){ .carved = HEADER_BYTES, .rec_bytes = rec_bytes };
+	slab.stats.mapped_bytes += n;
+	return c;
+}
 
-		if (c == MAP_FAILED)
-			return NULL;
-		slab.next = c;
-		slab.end = slab.next + KERF_SLAB_CHUNK_BYTES;
-		slab.stats.mapped_bytes += KERF_SLAB_CHUNK_BYTES;
-	}
-	p = slab.next;
-	slab.next += r;
-	return p;
+static void list_add(size_t cls, struct chunk *c)
+{
+	c->prev = NULL;
+	c->next = slab.room[cls];
+	if (c->next)
+		c->next->prev = c;
+	slab.room[cls] = c;
+	c->listed = true;
+}
+
+static void list_del(size_t cls, struct chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		slab.room[cls] = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = c->next = NULL;
+	c->listed = false;
+}
+
+static bool has_room(const struct chunk *c)
+{
+	return c->free || c->carved + c->rec_bytes <= KERF_SLAB_CHUNK_BYTES;
 }
 
 void *kerf_slab_alloc(size_t size)
 {
-	size_t r, c;
-	struct free_rec *f;
+	size_t r, cls;
+	struct chunk *c;
+	void *p;
 
 	size = size ? size : 1;   /* and so in kerf_slab_free */
 	r = rounded(size);
-	c = r / 8 - 1;
 	if (!slab.on || r > KERF_SLAB_MAX_BYTES)
 		return heap_alloc(size);
-	f = slab.free[c];
-	if (f) {
-		slab.free[c] = f->next;
+	cls = r / 8 - 1;
+	c = slab.room[cls];
+	if (!c) {
+		c = chunk_map((uint32_t)r);
+		if (!c)
+			return NULL;
+		list_add(cls, c);
+	}
+	if (c->free) {
+		p = c->free;
+		c->free = c->free->next;
 		slab.stats.free_bytes -= r;
 	} else {
-		f = carve(r);
-		if (!f)
-			return NULL;
+		p = (char *)c + c->carved;
+		c->carved += (uint32_t)r;
 	}
+	c->nr_live++;
+	if (!has_room(c))
+		list_del(cls, c);
 	slab.stats.live_bytes += r;
-	return f;
+	return p;
 }
 
 void *kerf_slab_zalloc(size_t size)
@@ -144,22 +200,36 @@ void *kerf_slab_zalloc(size_t size)
 
 void kerf_slab_free(void *p, size_t size)
 {
-	size_t r, c;
+	struct chunk *c;
 	struct free_rec *f = p;
+	size_t r, cls;
 
 	if (!p)
 		return;
 	size = size ? size : 1;
 	r = rounded(size);
-	c = r / 8 - 1;
 	if (!slab.on || r > KERF_SLAB_MAX_BYTES) {
 		heap_free(p, size);
 		return;
 	}
-	f->next = slab.free[c];
-	slab.free[c] = f;
+	cls = r / 8 - 1;
+	c = (struct chunk *)((uintptr_t)p & ~(uintptr_t)(KERF_SLAB_CHUNK_BYTES - 1));
+	KERF_ASSERT(c->rec_bytes == r && c->nr_live > 0);
 	slab.stats.live_bytes -= r;
+	if (--c->nr_live == 0 && (c->listed ? slab.room[cls] != c || c->next : true)) {
+		/* empty, and not the class's only chunk with room: given back */
+		if (c->listed)
+			list_del(cls, c);
+		slab.stats.free_bytes -= c->carved - HEADER_BYTES - r;
+		slab.stats.mapped_bytes -= KERF_SLAB_CHUNK_BYTES;
+		munmap(c, KERF_SLAB_CHUNK_BYTES);
+		return;
+	}
+	f->next = c->free;
+	c->free = f;
 	slab.stats.free_bytes += r;
+	if (!c->listed)
+		list_add(cls, c);
 }
 
 void kerf_slab_stats(struct kerf_slab_stats *out)

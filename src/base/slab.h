@@ -10,9 +10,11 @@
  * rounding up to 16 bytes, and the holes that the JSON of the watch event
  * it came from leaves when freed.  Here a record of size bytes takes size
  * rounded up to 8, carved from chunks of KERF_SLAB_CHUNK_BYTES mapped for
- * the purpose; a freed record goes on its class's free list for the next
- * record of that class.  Chunks are never given back: the records a
- * controller caches come back after every churn.
+ * the purpose, one class to a chunk; a freed record is kept for the next
+ * record of its class, and a chunk whose records are all freed is unmapped
+ * (but the last of its class with room), so that a burst of one shape (the
+ * pending pods of a backlog, their strings cut shorter than once bound)
+ * is given back when it is over.
  *
  * Off by default: kerf_slab_alloc is then malloc and kerf_slab_free free,
  * so libraries, tests and the threaded simulator are unaffected.  A
@@ -31,7 +33,7 @@
 
 enum {
 	KERF_SLAB_MAX_BYTES = 512,          /* larger: malloc */
-	KERF_SLAB_CHUNK_BYTES = 256 * 1024, /* mapped at a time */
+	KERF_SLAB_CHUNK_BYTES = 64 * 1024,  /* mapped at a time, aligned */
 };
 
 /*

@@ -3,7 +3,7 @@
  * while a record taken from malloc is live); on (not under ASan), records
  * are 8-byte aligned, disjoint, of their size rounded up to 8, a freed
  * record is the next of its class, classes do not mix, big records come
- * from malloc, and the stats add up.
+ * from malloc, empty chunks are given back, and the stats add up.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,10 +100,60 @@ static void test_big_and_many(void **state)
 		kerf_slab_free(v[i], 24);
 	kerf_slab_stats(&st);
 	assert_int_equal(st.live_bytes, st0.live_bytes);
+	/* the empty chunks given back, but one kept for the class */
+	assert_true(st.mapped_bytes <= st0.mapped_bytes + KERF_SLAB_CHUNK_BYTES);
+	assert_true(st.free_bytes - st0.free_bytes <= KERF_SLAB_CHUNK_BYTES);
 	for (int i = 0; i < 20000; i++)
 		assert_non_null(kerf_slab_alloc(24));
 	kerf_slab_stats(&st);
 	assert_int_equal(st.free_bytes, st0.free_bytes);   /* all reused */
+}
+
+/* Seeded: records of every class taken and freed in any order keep their
+   bytes, and all freed, the slab holds at most one chunk a class. */
+static void test_random_order(void **state)
+{
+	enum { N = 4000 };
+	static unsigned char *v[N];
+	static size_t len[N];
+	struct kerf_slab_stats st0, st;
+	uint64_t x = 42;
+
+	(void)state;
+	if (!kerf_slab_enabled())
+		skip();
+	kerf_slab_stats(&st0);
+	for (int step = 0; step < 200000; step++) {
+		size_t i;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		i = (size_t)(x % N);
+		if (v[i]) {
+			for (size_t k = 0; k < len[i]; k++)
+				assert_int_equal(v[i][k], (unsigned char)(i * 7 + k));
+			kerf_slab_free(v[i], len[i]);
+			v[i] = NULL;
+			continue;
+		}
+		len[i] = (size_t)(x >> 20) % KERF_SLAB_MAX_BYTES + 1;
+		v[i] = kerf_slab_alloc(len[i]);
+		assert_non_null(v[i]);
+		for (size_t k = 0; k < len[i]; k++)
+			v[i][k] = (unsigned char)(i * 7 + k);
+	}
+	for (size_t i = 0; i < N; i++) {
+		if (!v[i])
+			continue;
+		for (size_t k = 0; k < len[i]; k++)
+			assert_int_equal(v[i][k], (unsigned char)(i * 7 + k));
+		kerf_slab_free(v[i], len[i]);
+	}
+	kerf_slab_stats(&st);
+	assert_int_equal(st.live_bytes, st0.live_bytes);
+	assert_true(st.mapped_bytes <=
+		    st0.mapped_bytes + (size_t)KERF_SLAB_MAX_BYTES / 8 * KERF_SLAB_CHUNK_BYTES);
 }
 
 int main(void)
@@ -112,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_off_then_on),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_big_and_many),
+		cmocka_unit_test(test_random_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
