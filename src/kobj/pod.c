@@ -44,6 +44,7 @@ struct decode {
 	struct kerf_label sel[KERF_POD_MAX_SELECTOR];
 	struct kerf_toleration tols[KERF_POD_MAX_TOLERATIONS];
 	uint64_t *labels;            /* 2 * p->nr_labels, owned */
+	int64_t times[KERF_KPOD_NR_TIMES];
 	const char *mig_profile;     /* borrowed from the object */
 	char invalid[KERF_ERR_MSG_MAX];
 };
@@ -461,9 +462,11 @@ static void read_annotations(struct decode *d, const json_t *ann)
 			set_invalid(d, "metadata.annotations.%s '%s': expected mps or timeslice",
 				    KERF_ANN_GPU_SHARING, kerf_escape(shown, sizeof(shown), s));
 	}
-	read_time_annotation(d, ann, KERF_ANN_PREEMPT_AT, &p->preempt_at_ms);
-	read_time_annotation(d, ann, KERF_ANN_CHECKPOINT_DONE, &p->checkpoint_done_ms);
-	read_time_annotation(d, ann, KERF_ANN_LAST_CHECKPOINT, &p->last_checkpoint_ms);
+	read_time_annotation(d, ann, KERF_ANN_PREEMPT_AT, &d->times[KERF_KPOD_PREEMPT_AT]);
+	read_time_annotation(d, ann, KERF_ANN_CHECKPOINT_DONE,
+			     &d->times[KERF_KPOD_CHECKPOINT_DONE]);
+	read_time_annotation(d, ann, KERF_ANN_LAST_CHECKPOINT,
+			     &d->times[KERF_KPOD_LAST_CHECKPOINT]);
 	v = kerf_json_get(ann, KERF_ANN_ASSIGNED_GPUS);
 	if (json_is_string(v))
 		d->str[KERF_KPOD_ASSIGNED_GPUS] = json_string_value(v);
@@ -668,7 +671,9 @@ static size_t block_bytes(const struct kerf_kpod *p, size_t len)
 	size_t nr_tols = p->default_tolerations ? 0 : p->nr_tolerations;
 	/* the arrays at the first multiple of 8 after the strings (pod.h) */
 	size_t arrays = (len + 7) & ~(size_t)7;
-	size_t total = arrays + 2 * sizeof(uint64_t) * p->nr_labels +
+	size_t total = arrays +
+		       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0) +
+		       2 * sizeof(uint64_t) * p->nr_labels +
 		       sizeof(struct kerf_label) * p->nr_selector +
 		       sizeof(struct kerf_toleration) * nr_tols;
 
@@ -684,8 +689,8 @@ static size_t block_bytes(const struct kerf_kpod *p, size_t len)
  * 0, -KERF_ELIMIT or -KERF_ENOMEM (p unchanged).
  */
 static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
-		const uint64_t *labels, const struct kerf_label *sel,
-		const struct kerf_toleration *tols)
+		const int64_t *times, const uint64_t *labels,
+		const struct kerf_label *sel, const struct kerf_toleration *tols)
 {
 	size_t nr_tols = p->default_tolerations ? 0 : p->nr_tolerations;
 	size_t len = 1, off = 1, arrays, total;
@@ -703,6 +708,7 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 		len += strlen(tols[i].key) + strlen(tols[i].value) + 2;
 	if (len > KERF_POD_MAX_STRING_BYTES)
 		return -KERF_ELIMIT;
+	p->has_times = times != NULL;
 	arrays = (len + 7) & ~(size_t)7;
 	total = block_bytes(p, len);
 	block = kerf_slab_alloc(total);
@@ -715,6 +721,10 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 		str_off[i] = str[i] ? put_string(block, &off, str[i]) : 0;
 	if (total == len)
 		arrays = len;   /* not past the end, even with nothing to point at */
+	if (times) {
+		memcpy(block + arrays, times, sizeof(*times) * KERF_KPOD_NR_TIMES);
+		arrays += sizeof(*times) * KERF_KPOD_NR_TIMES;
+	}
 	if (p->nr_labels)
 		memcpy(block + arrays, labels, 2 * sizeof(*labels) * p->nr_labels);
 	l = (struct kerf_label *)(void *)(block + arrays +
@@ -747,7 +757,10 @@ int kerf_kpod_decode(const json_t *obj, struct kerf_kpod *out,
 	d->p = &p;
 	d->err = err;
 	rc = decode(d, obj);
-	if (rc == 0 && (rc = pack(&p, d->str, d->labels, d->sel, d->tols)) < 0)
+	if (rc == 0 &&
+	    (rc = pack(&p, d->str,
+		       d->times[0] || d->times[1] || d->times[2] ? d->times : NULL,
+		       d->labels, d->sel, d->tols)) < 0)
 		rc = kerf_err_set(err, rc, "pod %s: %s", "strings",
 				  rc == -KERF_ENOMEM ? "out of memory" : "too long");
 	free(d->labels);
@@ -781,8 +794,13 @@ static int repack(struct kerf_kpod *p, const struct kerf_kpod *src,
 		  const char *const vals[KERF_KPOD_NR_STR])
 {
 	struct kerf_kpod c = *src;
-	int rc = pack(&c, vals, kerf_kpod_labels(src), kerf_kpod_selector(src),
-		      kerf_kpod_tolerations(src));
+	int64_t times[KERF_KPOD_NR_TIMES];
+	int rc;
+
+	for (int i = 0; i < KERF_KPOD_NR_TIMES; i++)
+		times[i] = kerf_kpod_time_ms(src, (enum kerf_kpod_time)i);
+	rc = pack(&c, vals, src->has_times ? times : NULL, kerf_kpod_labels(src),
+		  kerf_kpod_selector(src), kerf_kpod_tolerations(src));
 
 	if (rc < 0)
 		return rc;

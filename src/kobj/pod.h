@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -102,11 +103,12 @@ enum kerf_kpod_str {
 
 /*
  * Tens of thousands of these live in an informer's cache: the struct is
- * packed to 136 bytes (a 144-byte malloc chunk) and everything of
+ * packed to 112 bytes (a kerf_slab record in kerf serve) and everything of
  * variable size is in one block, strings:
  *
  *   [0] NUL (offset 0 means NULL)  [1] ns  ... the other strings ...
- *   then, at the next multiple of 8: labels[2 * nr_labels],
+ *   then, at the next multiple of 8: times[KERF_KPOD_NR_TIMES] (only
+ *   when has_times), labels[2 * nr_labels],
  *   selector[nr_selector], tolerations[nr_tolerations] (when owned)
  *
  * Read the strings and the arrays through the accessors below.
@@ -114,9 +116,6 @@ enum kerf_kpod_str {
 struct kerf_kpod {
 	char *strings;               /* the block, owned */
 	int64_t created_ms;
-	int64_t preempt_at_ms;       /* 0 when absent, and the two below */
-	int64_t checkpoint_done_ms;
-	int64_t last_checkpoint_ms;
 	int64_t cpu_milli;           /* effective request */
 	int64_t mem_mib;             /* rounded up */
 	uint32_t str_off[KERF_KPOD_NR_OFF]; /* into strings; 0: NULL */
@@ -147,6 +146,9 @@ struct kerf_kpod {
 	 * admission adds to every pod, not copied into each cached pod.
 	 */
 	bool default_tolerations : 1;
+	/* the kerf.io/ time annotations (kerf_kpod_time_ms): in the block,
+	   only when one is set (most pods have none) */
+	bool has_times : 1;
 };
 
 static inline const char *kerf_kpod_at(const struct kerf_kpod *p,
@@ -216,13 +218,40 @@ static inline const char *kerf_kpod_arrays(const struct kerf_kpod *p)
 	return p->strings + (((size_t)p->strings_len + 7) & ~(size_t)7);
 }
 
+/* The kerf.io/ annotations that hold a time, in Unix ms (0 when absent). */
+enum kerf_kpod_time {
+	KERF_KPOD_PREEMPT_AT = 0,      /* kerf.io/preempt-at */
+	KERF_KPOD_CHECKPOINT_DONE,     /* kerf.io/checkpoint-done */
+	KERF_KPOD_LAST_CHECKPOINT,     /* kerf.io/last-checkpoint */
+	KERF_KPOD_NR_TIMES,
+};
+
+/* The times are the first array when has_times. */
+static inline int64_t kerf_kpod_time_ms(const struct kerf_kpod *p,
+					enum kerf_kpod_time t)
+{
+	int64_t ms;
+
+	if (!p->has_times)
+		return 0;
+	memcpy(&ms, kerf_kpod_arrays(p) + sizeof(ms) * (size_t)t, sizeof(ms));
+	return ms;
+}
+
+/* The arrays after the times. */
+static inline const char *kerf_kpod_lists(const struct kerf_kpod *p)
+{
+	return kerf_kpod_arrays(p) +
+	       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0);
+}
+
 /* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):
    nr_labels pairs (key hash, key=value hash); NULL when none */
 static inline const uint64_t *kerf_kpod_labels(const struct kerf_kpod *p)
 {
 	if (!p->nr_labels)
 		return NULL;
-	return (const uint64_t *)(const void *)kerf_kpod_arrays(p);
+	return (const uint64_t *)(const void *)kerf_kpod_lists(p);
 }
 
 /* spec.nodeSelector, in its order; NULL when none */
@@ -232,7 +261,7 @@ kerf_kpod_selector(const struct kerf_kpod *p)
 	if (!p->nr_selector)
 		return NULL;
 	return (const struct kerf_label *)(const void *)
-		(kerf_kpod_arrays(p) + 2 * sizeof(uint64_t) * p->nr_labels);
+		(kerf_kpod_lists(p) + 2 * sizeof(uint64_t) * p->nr_labels);
 }
 
 /* spec.tolerations (kerf_default_tolerations, see above); NULL when none */
@@ -244,7 +273,7 @@ kerf_kpod_tolerations(const struct kerf_kpod *p)
 	if (p->default_tolerations)
 		return kerf_default_tolerations;
 	return (const struct kerf_toleration *)(const void *)
-		(kerf_kpod_arrays(p) + 2 * sizeof(uint64_t) * p->nr_labels +
+		(kerf_kpod_lists(p) + 2 * sizeof(uint64_t) * p->nr_labels +
 		 sizeof(struct kerf_label) * p->nr_selector);
 }
 

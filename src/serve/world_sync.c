@@ -387,9 +387,9 @@ static int maybe_ack(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 	asked = kerf_wl_pre(cw)->preempt_deadline_ms - w->st.classes.c[cw->class_idx].checkpoint_grace_ms;
 	for (size_t i = 0; i < g->nr_m; i++) {
 		const struct wpod *x = g->m[i];
+		int64_t done_ms = kerf_kpod_time_ms(x->p, KERF_KPOD_CHECKPOINT_DONE);
 
-		if (!x->in_run || x->p->checkpoint_done_ms <= 0 ||
-		    x->p->checkpoint_done_ms < asked)
+		if (!x->in_run || done_ms <= 0 || done_ms < asked)
 			continue;
 		rc = kerf_preempt_ack(&w->st, g->id, now_ms, &w->dec, err);
 		if (rc == 0)

@@ -185,24 +185,37 @@ static void test_effective_request(void **state)
 
 static void test_annotations(void **state)
 {
-	struct kerf_kpod p;
+	struct kerf_kpod p, c;
 
 	(void)state;
-	decode_ok(pod_with("\"kerf.io/gang\":\"g\"",
+	decode_ok(pod_with("\"kerf.io/gang\":\"g\",\"app\":\"x\"",
 			   "\"kerf.io/gang-size\":\"4\",\"kerf.io/gpu-fraction\":\"0.25\","
 			   "\"kerf.io/gpu-memory\":\"10Gi\",\"kerf.io/gpu-sharing\":\"mps\","
 			   "\"kerf.io/preempt-at\":\"2026-12-02T18:31:53Z\","
 			   "\"kerf.io/checkpoint-done\":\"2026-12-02T18:31:50.5+00:00\","
 			   "\"kerf.io/assigned-gpus\":\"0,1\"",
-			   "\"containers\":[{}]"),
+			   "\"containers\":[{}],\"nodeSelector\":{\"zone\":\"a\"}"),
 		  &p);
 	assert_null(kerf_kpod_invalid(&p));
+	/* the times in the block before the labels and the selector */
+	assert_true(p.has_times);
+	assert_int_equal(p.nr_labels, 2);
+	assert_int_equal(p.nr_selector, 1);
+	assert_string_equal(kerf_kpod_selector(&p)[0].key, "zone");
+	assert_string_equal(kerf_kpod_selector(&p)[0].value, "a");
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	assert_int_equal(kerf_kpod_time_ms(&c, KERF_KPOD_PREEMPT_AT), 1796236313000LL);
+	assert_memory_equal(kerf_kpod_labels(&c), kerf_kpod_labels(&p),
+			    2 * sizeof(uint64_t) * p.nr_labels);
+	assert_string_equal(kerf_kpod_selector(&c)[0].value, "a");
+	kerf_kpod_release(&c);
 	assert_int_equal(p.gang_size, 4);
 	assert_int_equal(p.gpu_milli, 250);
 	assert_int_equal(p.gpu_mem_mib, 10240);
 	assert_int_equal(p.share, 1 /* KERF_SHARE_MPS */);
-	assert_int_equal(p.preempt_at_ms, 1796236313000LL);
-	assert_int_equal(p.checkpoint_done_ms, 1796236310500LL);
+	assert_int_equal(kerf_kpod_time_ms(&p, KERF_KPOD_PREEMPT_AT), 1796236313000LL);
+	assert_int_equal(kerf_kpod_time_ms(&p, KERF_KPOD_CHECKPOINT_DONE), 1796236310500LL);
+	assert_int_equal(kerf_kpod_time_ms(&p, KERF_KPOD_LAST_CHECKPOINT), 0);
 	assert_string_equal(kerf_kpod_assigned_gpus(&p), "0,1");
 	assert_true(kerf_kpod_wants_gpu(&p));
 	kerf_kpod_release(&p);
@@ -249,10 +262,11 @@ static void test_clone(void **state)
 
 /*
  * 50,000 of these live in kerf serve's cache: the struct has no hole (the
- * last byte is the flags) and fits a 144-byte malloc chunk.
+ * last byte is the flags) and is 112 bytes (the rare time annotations
+ * are in the block).
  */
-_Static_assert(sizeof(struct kerf_kpod) == 136, "struct kerf_kpod grew");
-_Static_assert(offsetof(struct kerf_kpod, preemption) == 134,
+_Static_assert(sizeof(struct kerf_kpod) == 112, "struct kerf_kpod grew");
+_Static_assert(offsetof(struct kerf_kpod, preemption) == 110,
 	       "a hole in struct kerf_kpod");
 
 /* Is [p, p + n) inside pod k's block, past its strings? */
