@@ -2,8 +2,10 @@
  * informer_int: the informer's cache (informer_store.c) as informer.c
  * uses it.  Entries live in one array (for the relist diff, which must
  * visit every entry) and in a map by key; one allocation per entry holds
- * the key, and short resourceVersions (etcd revisions are at most 20
- * digits) are kept inline.
+ * the key, and a resourceVersion that is a number written the canonical
+ * way (an etcd revision: "1" to "18446744073709551615", no leading zero)
+ * is kept as that number; any other string the server sends (the API
+ * calls it opaque) in an allocation of its own.
  */
 #ifndef KERF_KUBE_INFORMER_INT_H
 #define KERF_KUBE_INFORMER_INT_H
@@ -14,15 +16,13 @@
 #include "base/map.h"
 #include "kube/informer.h"
 
-enum { INF_RV_INLINE = 24 };
-
 struct inf_entry {
 	void *obj;                 /* the handlers' compact object */
-	char *rv;                  /* rv_inline or malloc'd */
+	uint64_t rv_num;           /* the resourceVersion; 0: rv_str */
+	char *rv_str;              /* owned, when not a canonical number */
 	uint32_t gen;              /* the list that last saw it (its low
 				      32 bits) */
 	uint32_t index;            /* in store.entries */
-	char rv_inline[INF_RV_INLINE];
 	char key[];                /* "ns/name" or "name" */
 };
 

@@ -18,8 +18,7 @@ static void entry_free(struct inf_entry *e, const struct kerf_informer_handlers 
 {
 	if (e->obj && h->free)
 		h->free(h->arg, e->obj);
-	if (e->rv != e->rv_inline)
-		free(e->rv);
+	free(e->rv_str);
 	kerf_slab_free(e, sizeof(*e) + strlen(e->key) + 1);
 }
 
@@ -35,24 +34,36 @@ void inf_store_release(struct inf_store *s,
 	memset(s, 0, sizeof(*s));
 }
 
+/* rv as a canonical decimal number ("0", leading zeros: not), or 0. */
+static uint64_t rv_number(const char *rv)
+{
+	uint64_t v = 0;
+
+	if (rv[0] < '1' || rv[0] > '9')
+		return 0;
+	for (const char *c = rv; *c; c++) {
+		if (*c < '0' || *c > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*c - '0');
+	}
+	return v;
+}
+
+static bool same_rv(const struct inf_entry *e, const char *rv)
+{
+	return e->rv_num ? e->rv_num == rv_number(rv) : strcmp(e->rv_str, rv) == 0;
+}
+
 static int set_rv(struct inf_entry *e, const char *rv)
 {
-	size_t len = strlen(rv);
-	char *heap = NULL;
+	uint64_t v = rv_number(rv);
+	char *str = NULL;
 
-	if (len >= INF_RV_INLINE) {
-		heap = kerf_strdup(rv);
-		if (!heap)
-			return -KERF_ENOMEM;
-	}
-	if (e->rv && e->rv != e->rv_inline)
-		free(e->rv);
-	if (heap) {
-		e->rv = heap;
-	} else {
-		memcpy(e->rv_inline, rv, len + 1);
-		e->rv = e->rv_inline;
-	}
+	if (!v && !(str = kerf_strdup(rv)))
+		return -KERF_ENOMEM;
+	free(e->rv_str);
+	e->rv_str = str;
+	e->rv_num = v;
 	return 0;
 }
 
@@ -123,7 +134,7 @@ int inf_store_apply(struct inf_store *s, const struct kerf_informer_handlers *h,
 		return 0;
 	}
 	e = kerf_map_get_str(&s->map, key);
-	if (e && strcmp(e->rv, rv) == 0) {
+	if (e && same_rv(e, rv)) {
 		e->gen = (uint32_t)gen;
 		return 0;
 	}

@@ -271,6 +271,30 @@ static void test_watch_error_410_relist_diff(void **state)
 	assert_non_null(strstr(call_path(w, 3), "&resourceVersion=9&"));
 }
 
+/*
+ * resourceVersions are opaque: one that is not a canonical number is kept
+ * as its string, and a relist updates exactly the objects whose string
+ * changed ("007" and "7" differ; the same 20 digits do not).
+ */
+static void test_opaque_resource_versions(void **state)
+{
+	struct world *w = *state;
+	const char *p1[] = { "a:x1", "b:007", "c:18446744073709551615", "d:12" },
+		   *p2[] = { "a:x1", "b:7", "c:18446744073709551615", "d:12" };
+	const char *lines[1];
+
+	push_page(w, "1", NULL, p1, 4);
+	lines[0] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 2 (9)\",\"reason\":\"Expired\",\"code\":410}}";
+	push_watch(w, lines, 1, KERF_KUBE_FAKE_END_CLEAN);
+	push_page(w, "9", NULL, p2, 4);
+	assert_int_equal(kerf_informer_start(w->inf), 0);
+	poll_n(w, 3);
+	assert_string_equal(kerf_buf_str(&w->log),
+			    "add ns/a x1;add ns/b 007;add ns/c 18446744073709551615;"
+			    "add ns/d 12;upd ns/b 007>7;");
+	assert_int_equal(kerf_informer_size(w->inf), 4);
+}
+
 static void test_bookmark_moves_rv_only(void **state)
 {
 	struct world *w = *state;
@@ -460,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paged_list_then_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continue_expired_relists_from_scratch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_error_410_relist_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_opaque_resource_versions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bookmark_moves_rv_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropped_stream_resumes_after_pause, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_410_on_watch_relists, setup, teardown),
