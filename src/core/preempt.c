@@ -31,8 +31,10 @@ static int64_t gpu_milli_held(const struct kerf_workload *w)
 {
 	int64_t g = 0;
 
-	for (int i = KERF_RES_GPU0; w->charged && i < w->nr_charged; i++)
-		g += w->charged[i];
+	const int64_t *charged = kerf_wl_charge(w);
+
+	for (int i = KERF_RES_GPU0; charged && i < w->nr_charged; i++)
+		g += charged[i];
 	return g;
 }
 

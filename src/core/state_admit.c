@@ -81,13 +81,13 @@ static void record_admission(struct kerf_state *st, struct kerf_workload *w,
 
 	w->pods = pods;
 	w->nr_bound = nr;
-	w->charged = (int64_t *)((char *)pods + charge_at(nr));
+	KERF_ASSERT(kerf_wl_charge(w) == (int64_t *)(void *)((char *)pods + charge_at(nr)));
 	w->nr_charged = (uint8_t)dims;
 	for (size_t i = 0; i < KERF_MAX_RES; i++) {
 		/* the pods' nodes' models are known: nothing falls outside */
 		KERF_ASSERT(i < dims || charge->v[i] == 0);
 		if (i < dims)
-			w->charged[i] = charge->v[i];
+			kerf_wl_charge(w)[i] = charge->v[i];
 	}
 	/* borrowed: did this admission take its tenant beyond nominal? */
 	w->borrowed = !kerf_quota_within_nominal(&st->tenants, w->tenant, charge);
@@ -330,7 +330,6 @@ int kerf_state_give_back(struct kerf_state *st, struct kerf_workload *w,
 	kerf_slab_free(w->pods, kerf_state_pods_bytes(w->nr_bound, w->nr_charged));
 	w->pods = NULL;
 	w->nr_bound = 0;
-	w->charged = NULL;
 	w->nr_charged = 0;
 	if (kerf_wl_pre(w)->preempt_deadline_ms > 0) {
 		struct kerf_workload *p = kerf_state_find(st, w->pre->preempted_by);

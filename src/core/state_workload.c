@@ -182,7 +182,6 @@ struct kerf_workload *kerf_state_make_workload(struct kerf_state *st,
 	copy->pdb_protected = false;
 	copy->last_checkpoint_ms = 0;
 	copy->start_ms = 0;
-	copy->charged = NULL;
 	copy->nr_charged = 0;
 	copy->nonpreemptible = !st->classes.c[w->class_idx].preemptible;
 	copy->idle_since_ms = -1;

@@ -166,7 +166,9 @@ void kerf_workload_free_preempt(struct kerf_workload *w)
 
 void kerf_workload_charged(const struct kerf_workload *w, struct kerf_res *out)
 {
+	const int64_t *charged = kerf_wl_charge(w);
+
 	kerf_res_zero(out);
-	for (int i = 0; w->charged && i < w->nr_charged; i++)
-		out->v[i] = w->charged[i];
+	for (int i = 0; charged && i < w->nr_charged; i++)
+		out->v[i] = charged[i];
 }

@@ -103,12 +103,6 @@ struct kerf_workload {
 	/* running */
 	struct kerf_wl_pod *pods;  /* nr_bound entries, owned; the charge
 				      follows them in the same allocation */
-	/*
-	 * What admission charged: the first nr_charged quota dimensions (CPU,
-	 * memory, the GPU models known then), the others 0; NULL when not
-	 * running.  Read it whole with kerf_workload_charged.
-	 */
-	int64_t *charged;
 	int64_t start_ms;
 	/* work up to here survives an eviction (core/preempt.h): set when it
 	   starts, so kept here rather than in pre */
@@ -177,6 +171,19 @@ struct kerf_workload {
 	 */
 	struct kerf_podset sets[KERF_MAX_PODSETS];
 };
+
+/*
+ * What admission charged: the first nr_charged quota dimensions (CPU,
+ * memory, the GPU models known then), the others 0, after the pods in
+ * their allocation (at the first multiple of 8); NULL when not running.
+ * Read it whole with kerf_workload_charged.
+ */
+static inline int64_t *kerf_wl_charge(const struct kerf_workload *w)
+{
+	size_t at = ((size_t)w->nr_bound * sizeof(struct kerf_wl_pod) + 7) & ~(size_t)7;
+
+	return w->pods ? (int64_t *)(void *)((char *)w->pods + at) : NULL;
+}
 
 /* The bytes of a workload with nr_sets pod sets (1 .. KERF_MAX_PODSETS). */
 static inline size_t kerf_workload_size(int nr_sets)

@@ -79,7 +79,6 @@ static void test_submit_stores_clean_copy(void **state)
 	w.state = KERF_WL_RUNNING;
 	w.pods = &bogus;
 	w.nr_bound = 2;
-	w.charged = (int64_t[KERF_MAX_RES]){ [GPU] = 2000 };
 	w.nr_charged = KERF_MAX_RES;
 	w.borrowed = true;
 	w.pre = &pre;
@@ -97,7 +96,7 @@ static void test_submit_stores_clean_copy(void **state)
 	assert_int_equal(x->state, KERF_WL_PENDING);
 	assert_null(x->pods);
 	assert_int_equal(x->nr_bound, 0);
-	assert_null(x->charged);
+	assert_null(kerf_wl_charge(x));
 	assert_false(x->borrowed);
 	assert_null(x->pre);
 	assert_int_equal(x->idle_since_ms, -1);
@@ -255,7 +254,7 @@ static void test_check_quota_usage(void **state)
 	fx_submit_gang(&f, f.a, f.batch, 1, 2, 0);
 	fx_cycle(&f, 0);
 	w = fx_wl(&f, 1);
-	assert_int_equal(w->charged[GPU], 2000);
+	assert_int_equal(kerf_wl_charge(w)[GPU], 2000);
 	/* a charge no workload holds: the tree is consistent, the leaf not */
 	kerf_res_zero(&extra);
 	extra.v[GPU] = 1000;
@@ -266,9 +265,9 @@ static void test_check_quota_usage(void **state)
 					    NULL), 0);
 	fx_state_ok(&f);
 	/* the workload's record of its charge */
-	w->charged[KERF_RES_CPU]++;
+	kerf_wl_charge(w)[KERF_RES_CPU]++;
 	expect_corrupt(&f, msg);
-	w->charged[KERF_RES_CPU]--;
+	kerf_wl_charge(w)[KERF_RES_CPU]--;
 	fx_state_ok(&f);
 	/* non-preemptible usage */
 	w->nonpreemptible = true;
@@ -312,7 +311,7 @@ static void test_requeue_keeps_submit_time(void **state)
 	assert_int_equal(w->submit_ms, 5);
 	assert_int_equal(w->nr_bound, 0);
 	assert_null(w->pods);
-	assert_null(w->charged);
+	assert_null(kerf_wl_charge(w));
 	assert_int_equal(kerf_cluster_gpu_milli_used(&f.st.cluster), 0);
 	for (int t = 0; t < 4; t++)
 		assert_int_equal(f.st.tenants.t[t].usage.v[GPU], 0);
