@@ -29,6 +29,22 @@
 #define SLAB_ASAN 0
 #endif
 
+/*
+ * Under ASan a record is addressable only while it is handed out: a chunk
+ * is poisoned when mapped, a record unpoisoned when taken and poisoned
+ * again when freed, so a use after free or past the record's size is
+ * reported as with malloc (the free list is read with the record
+ * unpoisoned for that moment).
+ */
+#if SLAB_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 enum { NR_CLASSES = KERF_SLAB_MAX_BYTES / 8, HEADER_BYTES = 64 };
 
 struct free_rec {
@@ -61,7 +77,7 @@ static size_t rounded(size_t size)
 bool kerf_slab_enable(void)
 {
 	/* a record from malloc would be freed into a chunk */
-	if (SLAB_ASAN || slab.off_live)
+	if (slab.off_live)
 		return slab.on;
 	slab.on = true;
 	return true;
@@ -124,7 +140,9 @@ static struct chunk *chunk_map(uint32_t rec_bytes)
 	if ((uintptr_t)m + 2 * n > at + n)
 		munmap((char *)at + n, (uintptr_t)m + 2 * n - (at + n));
 	c = (struct chunk *)at;
+	UNPOISON(c, n);   /* whatever was mapped here before */
 	*c = (struct chunk){ .carved = HEADER_BYTES, .rec_bytes = rec_bytes };
+	POISON((char *)c + HEADER_BYTES, n - HEADER_BYTES);
 	slab.stats.mapped_bytes += n;
 	return c;
 }
@@ -176,12 +194,16 @@ void *kerf_slab_alloc(size_t size)
 	}
 	if (c->free) {
 		p = c->free;
+		UNPOISON(p, r);
 		c->free = c->free->next;
 		slab.stats.free_bytes -= r;
 	} else {
 		p = (char *)c + c->carved;
+		UNPOISON(p, r);
 		c->carved += (uint32_t)r;
 	}
+	/* past the caller's size: poisoned (ASan) */
+	POISON((char *)p + size, r - size);
 	c->nr_live++;
 	if (!has_room(c))
 		list_del(cls, c);
@@ -222,11 +244,14 @@ void kerf_slab_free(void *p, size_t size)
 			list_del(cls, c);
 		slab.stats.free_bytes -= c->carved - HEADER_BYTES - r;
 		slab.stats.mapped_bytes -= KERF_SLAB_CHUNK_BYTES;
+		UNPOISON(c, KERF_SLAB_CHUNK_BYTES);
 		munmap(c, KERF_SLAB_CHUNK_BYTES);
 		return;
 	}
+	UNPOISON(f, r);
 	f->next = c->free;
 	c->free = f;
+	POISON(f, r);
 	slab.stats.free_bytes += r;
 	if (!c->listed)
 		list_add(cls, c);

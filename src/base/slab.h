@@ -20,10 +20,11 @@
  * so libraries, tests and the threaded simulator are unaffected.  A
  * single-threaded process turns it on once, before its first record
  * (kerf_slab_enable); records larger than KERF_SLAB_MAX_BYTES always come
- * from malloc.  Under AddressSanitizer the slab stays off, so that every
- * record keeps ASan's checks, and each record carries its size so that
- * kerf_slab_free asserts the caller's size: a wrong size is caught by the
- * sanitized test run rather than corrupting a free list in production.
+ * from malloc.  Under AddressSanitizer a record is addressable only while
+ * it is handed out (records are poisoned when free, and past their
+ * size), so the sanitized test run checks kerf serve's records as it
+ * would malloc's; off, each record then carries its size, so that
+ * kerf_slab_free checks the caller's.
  */
 #ifndef KERF_BASE_SLAB_H
 #define KERF_BASE_SLAB_H
@@ -37,8 +38,8 @@ enum {
 };
 
 /*
- * Turn the slab on; false when it stays off: under ASan, or when a record
- * taken while it was off is still live (it would be freed onto a list).
+ * Turn the slab on; false when it stays off: a record taken while it was
+ * off is still live (it would be freed into a chunk).
  */
 bool kerf_slab_enable(void);
 bool kerf_slab_enabled(void);
