@@ -63,6 +63,7 @@ static void check_pod_clone(const struct kerf_kpod *p)
 static void check_pod(const json_t *j)
 {
 	struct kerf_err err = { 0 };
+	char uid[KERF_KPOD_UID_BUF];
 	struct kerf_kpod p;
 	int rc = kerf_kpod_decode(j, &p, &err);
 
@@ -72,7 +73,7 @@ static void check_pod(const json_t *j)
 		return;
 	}
 	CHECK(kerf_kpod_ns(&p)[0] && kerf_kpod_name(&p)[0] &&
-	      kerf_kpod_uid(&p)[0] && kerf_kpod_scheduler(&p));
+	      kerf_kpod_uid(&p, uid)[0] && kerf_kpod_scheduler(&p));
 	CHECK(p.cpu_milli >= 0 && p.mem_mib >= 0 && p.nr_gpus >= 0 && p.nr_mig >= 0);
 	CHECK(p.gpu_milli >= 0 && p.gpu_milli < 1000);
 	CHECK(p.phase <= KERF_PHASE_UNKNOWN);

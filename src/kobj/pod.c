@@ -666,6 +666,56 @@ static uint32_t put_string(char *block, size_t *off, const char *s)
 }
 
 /* The bytes of a block of len bytes of strings and p's arrays. */
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* s as the 16 bytes of a canonical UID ("8-4-4-4-12" lowercase hex)? */
+static bool uid_bytes(const char *s, uint8_t out[16])
+{
+	size_t k = 0, i = 0;
+
+	if (!s || strlen(s) != 36)
+		return false;
+	while (i < 36) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i++] != '-')
+				return false;
+			continue;
+		}
+		hi = hex_digit(s[i]);
+		lo = hex_digit(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[k++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	return k == 16;
+}
+
+const char *kerf_kpod_uid(const struct kerf_kpod *p, char buf[KERF_KPOD_UID_BUF])
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *b;
+	size_t o = 0;
+
+	if (!p->uid_bin)
+		return kerf_kpod_at(p, KERF_KPOD_UID);
+	b = (const uint8_t *)kerf_kpod_arrays(p) +
+	    (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0);
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			buf[o++] = '-';
+		buf[o++] = hex[b[i] >> 4];
+		buf[o++] = hex[b[i] & 15];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 static size_t block_bytes(const struct kerf_kpod *p, size_t len)
 {
 	size_t nr_tols = p->default_tolerations ? 0 : p->nr_tolerations;
@@ -673,6 +723,7 @@ static size_t block_bytes(const struct kerf_kpod *p, size_t len)
 	size_t arrays = (len + 7) & ~(size_t)7;
 	size_t total = arrays +
 		       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0) +
+		       (p->uid_bin ? 16 : 0) +
 		       2 * sizeof(uint64_t) * p->nr_labels +
 		       sizeof(struct kerf_label) * p->nr_selector +
 		       sizeof(struct kerf_toleration) * nr_tols;
@@ -697,10 +748,12 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 	uint32_t str_off[KERF_KPOD_NR_OFF];
 	struct kerf_toleration *t;
 	struct kerf_label *l;
+	uint8_t uid[16];
+	bool uid_bin = uid_bytes(str[KERF_KPOD_UID], uid);
 	char *block;
 
 	for (size_t i = 0; i < KERF_KPOD_NR_STR; i++)
-		if (str[i])
+		if (str[i] && !(i == KERF_KPOD_UID && uid_bin))
 			len += strlen(str[i]) + 1;
 	for (size_t i = 0; i < p->nr_selector; i++)
 		len += strlen(sel[i].key) + strlen(sel[i].value) + 2;
@@ -709,6 +762,7 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 	if (len > KERF_POD_MAX_STRING_BYTES)
 		return -KERF_ELIMIT;
 	p->has_times = times != NULL;
+	p->uid_bin = uid_bin;
 	arrays = (len + 7) & ~(size_t)7;
 	total = block_bytes(p, len);
 	block = kerf_slab_alloc(total);
@@ -718,12 +772,17 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 	memset(block + len, 0, total - len);
 	put_string(block, &off, str[KERF_KPOD_NS]);
 	for (size_t i = 0; i < KERF_KPOD_NR_OFF; i++)
-		str_off[i] = str[i] ? put_string(block, &off, str[i]) : 0;
+		str_off[i] = str[i] && !(i == KERF_KPOD_UID && uid_bin) ?
+			     put_string(block, &off, str[i]) : 0;
 	if (total == len)
 		arrays = len;   /* not past the end, even with nothing to point at */
 	if (times) {
 		memcpy(block + arrays, times, sizeof(*times) * KERF_KPOD_NR_TIMES);
 		arrays += sizeof(*times) * KERF_KPOD_NR_TIMES;
+	}
+	if (uid_bin) {
+		memcpy(block + arrays, uid, sizeof(uid));
+		arrays += sizeof(uid);
 	}
 	if (p->nr_labels)
 		memcpy(block + arrays, labels, 2 * sizeof(*labels) * p->nr_labels);
@@ -816,8 +875,11 @@ int kerf_kpod_clone(struct kerf_kpod *dst, const struct kerf_kpod *src)
 		*dst = *src;
 		return 0;
 	}
+	char uid[KERF_KPOD_UID_BUF];
+
 	for (int i = 0; i < KERF_KPOD_NR_STR; i++)
 		vals[i] = kerf_kpod_at(src, (enum kerf_kpod_str)i);
+	vals[KERF_KPOD_UID] = kerf_kpod_uid(src, uid);
 	return repack(dst, src, vals) < 0 ? -KERF_ENOMEM : 0;
 }
 

@@ -108,7 +108,7 @@ enum kerf_kpod_str {
  *
  *   [0] NUL (offset 0 means NULL)  [1] ns  ... the other strings ...
  *   then, at the next multiple of 8: times[KERF_KPOD_NR_TIMES] (only
- *   when has_times), labels[2 * nr_labels],
+ *   when has_times), the uid's 16 bytes (when uid_bin), labels[2 * nr_labels],
  *   selector[nr_selector], tolerations[nr_tolerations] (when owned)
  *
  * Read the strings and the arrays through the accessors below.
@@ -149,6 +149,8 @@ struct kerf_kpod {
 	/* the kerf.io/ time annotations (kerf_kpod_time_ms): in the block,
 	   only when one is set (most pods have none) */
 	bool has_times : 1;
+	/* metadata.uid as 16 bytes in the block (kerf_kpod_uid) */
+	bool uid_bin : 1;
 };
 
 static inline const char *kerf_kpod_at(const struct kerf_kpod *p,
@@ -167,10 +169,13 @@ static inline const char *kerf_kpod_name(const struct kerf_kpod *p)
 {
 	return kerf_kpod_at(p, KERF_KPOD_NAME);
 }
-static inline const char *kerf_kpod_uid(const struct kerf_kpod *p)
-{
-	return kerf_kpod_at(p, KERF_KPOD_UID);
-}
+/*
+ * metadata.uid: kept as its 16 bytes when written the canonical way (36
+ * lowercase hex digits and hyphens, as the API server makes them), so
+ * it is read through a buffer (kerf_kpod_at gives NULL for it then).
+ */
+enum { KERF_KPOD_UID_BUF = 37 };
+const char *kerf_kpod_uid(const struct kerf_kpod *p, char buf[KERF_KPOD_UID_BUF]);
 static inline const char *kerf_kpod_node(const struct kerf_kpod *p)
 {
 	return kerf_kpod_at(p, KERF_KPOD_NODE);
@@ -242,7 +247,8 @@ static inline int64_t kerf_kpod_time_ms(const struct kerf_kpod *p,
 static inline const char *kerf_kpod_lists(const struct kerf_kpod *p)
 {
 	return kerf_kpod_arrays(p) +
-	       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0);
+	       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0) +
+	       (p->uid_bin ? 16 : 0);
 }
 
 /* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):

@@ -357,7 +357,7 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	const struct wpod *x;
 	const struct kerf_workload *wl = NULL;
 	const char *placed = NULL;
-	char key[600], text[700];
+	char key[600], text[700], uid[KERF_KPOD_UID_BUF];
 	json_t *o, *pod, *layers;
 	int rc = 0;
 
@@ -377,7 +377,7 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 	kerf_api_put(o, "apiVersion", json_string(KERF_API_VERSION), &rc);
 	kerf_api_put(pod, "namespace", kerf_api_str(kerf_kpod_ns(x->p)), &rc);
 	kerf_api_put(pod, "name", kerf_api_str(kerf_kpod_name(x->p)), &rc);
-	kerf_api_put(pod, "uid", kerf_api_str(kerf_kpod_uid(x->p)), &rc);
+	kerf_api_put(pod, "uid", kerf_api_str(kerf_kpod_uid(x->p, uid)), &rc);
 	kerf_api_put(pod, "node", kerf_api_str(kerf_kpod_node(x->p)), &rc);
 	/* where the core placed it, before the API server shows the binding */
 	if (x->in_run && x->b.node < st->cluster.nr_slots && st->cluster.nodes[x->b.node].live)

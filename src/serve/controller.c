@@ -1631,7 +1631,7 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		const struct kerf_kpod *p;
 		const char *uid, *node;
 		struct kerf_err err = { 0 };
-		char key[320];
+		char key[320], uid_buf[KERF_KPOD_UID_BUF];
 
 		if (list[i].at_ms > now_ms) {
 			if (KERF_GROW(c->bind_retries, c->alloc_bind_retries,
@@ -1641,7 +1641,7 @@ static void binds_due(struct kerf_controller *c, int64_t now_ms)
 		}
 		snprintf(key, sizeof(key), "%s/%s", a->ns, a->name);
 		p = kerf_informer_get(c->inf[INF_PODS], key);
-		uid = p ? kerf_kpod_uid(p) : NULL;
+		uid = p ? kerf_kpod_uid(p, uid_buf) : NULL;
 		node = p ? kerf_kpod_node(p) : NULL;
 		if (!p || node || (uid && strcmp(uid, a->uid)) ||
 		    !kerf_world_bind_stands(c->w, a->ns, a->name, a->uid, a->node)) {

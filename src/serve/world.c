@@ -335,15 +335,18 @@ bool kerf_world_bind_stands(const struct kerf_world *w, const char *ns,
 			    const char *name, const char *uid,
 			    const char *node)
 {
-	char key[KERF_WORKLOAD_KEY_MAX + 1];
+	char key[KERF_WORKLOAD_KEY_MAX + 1], buf[KERF_KPOD_UID_BUF];
 	const struct wpod *x;
+	const char *has;
 
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	x = kerf_map_get_str(&w->pods, key);
 	if (!x || x->role != ROLE_KERF || !x->g || !x->g->running ||
 	    !x->in_run || x->evicting || kerf_kpod_node(x->p))
 		return false;
-	if (uid && uid[0] && kerf_kpod_uid(x->p) && strcmp(uid, kerf_kpod_uid(x->p)))
+	has = kerf_kpod_uid(x->p, buf);
+
+	if (uid && uid[0] && has && strcmp(uid, has))
 		return false;
 	return x->b.node < w->st.cluster.nr_slots &&
 	       !strcmp(w->st.cluster.nodes[x->b.node].name, node);
@@ -604,7 +607,9 @@ int kerf_world_cycle(struct kerf_world *w, int64_t now_ms,
 		a->kind = KERF_ACT_PENDING;
 		snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(v[i]->p));
 		snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(v[i]->p));
-		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(v[i]->p));
+		char uid[KERF_KPOD_UID_BUF];
+
+		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(v[i]->p, uid));
 		snprintf(a->reason, sizeof(a->reason), "%s", kerf_world_why_reason(v[i]));
 		snprintf(a->message, sizeof(a->message), "%s",
 			 kerf_world_why_message(v[i]));

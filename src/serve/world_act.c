@@ -40,7 +40,9 @@ static struct kerf_action *pod_action(struct kerf_actions *out,
 	a->group = group;
 	snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(x->p));
 	snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(x->p));
-	snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(x->p));
+	char uid[KERF_KPOD_UID_BUF];
+
+	snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(x->p, uid));
 	return a;
 }
 

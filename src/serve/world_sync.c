@@ -560,7 +560,9 @@ static int adopt_plan(struct kerf_world *w, struct wgroup *g,
 		a->kind = KERF_ACT_EVICT;
 		snprintf(a->ns, sizeof(a->ns), "%s", kerf_kpod_ns(bound[k]->p));
 		snprintf(a->name, sizeof(a->name), "%s", kerf_kpod_name(bound[k]->p));
-		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(bound[k]->p));
+		char uid[KERF_KPOD_UID_BUF];
+
+		snprintf(a->uid, sizeof(a->uid), "%s", kerf_kpod_uid(bound[k]->p, uid));
 		snprintf(a->reason, sizeof(a->reason), "GangPlanUndone");
 		snprintf(a->message, sizeof(a->message),
 			 "gang '%.60s' was left partly bound (%zu of %u pods), its plan broken (%.70s): evicted to place it whole",

@@ -17,6 +17,8 @@
 #include "kobj/node.h"
 #include "kobj/pdb.h"
 #include "kobj/pod.h"
+
+static char ubuf[KERF_KPOD_UID_BUF];   /* kerf_kpod_uid's buffer */
 #include "kobj/time.h"
 
 /* The pod of pods/create.json as the API server returned it (trimmed). */
@@ -88,7 +90,7 @@ static void test_real_pod(void **state)
 	decode_ok(parse(real_pod), &p);
 	assert_string_equal(kerf_kpod_ns(&p), "team-a");
 	assert_string_equal(kerf_kpod_name(&p), "p1");
-	assert_string_equal(kerf_kpod_uid(&p), "599389b8-0c5d-43e1-b27f-92bf938cac8b");
+	assert_string_equal(kerf_kpod_uid(&p, ubuf), "599389b8-0c5d-43e1-b27f-92bf938cac8b");
 	assert_string_equal(kerf_kpod_scheduler(&p), "kerf");
 	assert_string_equal(kerf_kpod_gang(&p), "g1");
 	assert_string_equal(kerf_kpod_tenant(&p), "team-a");
@@ -285,6 +287,42 @@ static bool in_strings(const struct kerf_kpod *k, const char *s)
 	return s > k->strings && s + strlen(s) < k->strings + k->strings_len;
 }
 
+/* A uid not written the canonical way is kept as it came, byte for byte. */
+static void test_uid_forms(void **state)
+{
+	static const char *const forms[] = {
+		"599389B8-0C5D-43E1-B27F-92BF938CAC8B",   /* upper case */
+		"599389b80c5d43e1b27f92bf938cac8b",       /* no hyphens */
+		"599389b8-0c5d-43e1-b27f-92bf938cac8",    /* 35 */
+		"599389b8-0c5d-43e1-b27f-92bf938cac8g",   /* not hex */
+		"599389b8-0c5d-43e1-b27f+92bf938cac8b",   /* not a hyphen */
+		"u1",
+	};
+	char text[512];
+	struct kerf_kpod p, c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"uid\":\"%s\"},"
+			 "\"spec\":{\"containers\":[{}]}}", forms[i]);
+		decode_ok(parse(text), &p);
+		assert_false(p.uid_bin);
+		assert_string_equal(kerf_kpod_uid(&p, ubuf), forms[i]);
+		kerf_kpod_release(&p);
+	}
+	/* the canonical form, cloned: the same uid */
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"uid\":"
+		 "\"00ff0a1b-2c3d-4e5f-8090-a0b0c0d0e0f0\"},\"spec\":{\"containers\":[{}]}}");
+	decode_ok(parse(text), &p);
+	assert_true(p.uid_bin);
+	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
+	kerf_kpod_release(&p);
+	assert_string_equal(kerf_kpod_uid(&c, ubuf), "00ff0a1b-2c3d-4e5f-8090-a0b0c0d0e0f0");
+	kerf_kpod_release(&c);
+}
+
 /* Strings and arrays share one block, packed, the strings exactly. */
 static void test_compact(void **state)
 {
@@ -306,9 +344,13 @@ static void test_compact(void **state)
 		 "\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\",\"effect\":"
 		 "\"NoExecute\",\"tolerationSeconds\":300}]}}", uid);
 	decode_ok(parse(text), &p);
-	/* the NUL of offset 0, then each string and its NUL */
+	/* the NUL of offset 0, then each string and its NUL; the canonical
+	   uid as its 16 bytes after them, read back the same */
 	assert_int_equal(p.strings_len, 1 + strlen("kerf-bench") + 1 + strlen("p-12345") + 1 +
-			 strlen(uid) + 1 + strlen("kerf-bench-node-1234") + 1 + strlen("kerf") + 1);
+			 strlen("kerf-bench-node-1234") + 1 + strlen("kerf") + 1);
+	assert_true(p.uid_bin);
+	assert_null(kerf_kpod_at(&p, KERF_KPOD_UID));
+	assert_string_equal(kerf_kpod_uid(&p, ubuf), uid);
 	assert_int_equal(p.strings[0], '\0');
 	assert_ptr_equal(kerf_kpod_ns(&p), p.strings + 1);
 	assert_ptr_equal(kerf_kpod_tolerations(&p), kerf_default_tolerations);
@@ -361,7 +403,7 @@ static void test_set_strings(void **state)
 	assert_int_equal(kerf_kpod_set_strings(&p, v), 0);
 	assert_string_equal(kerf_kpod_ns(&p), "ns");
 	assert_string_equal(kerf_kpod_name(&p), "a");
-	assert_string_equal(kerf_kpod_uid(&p), "u1");
+	assert_string_equal(kerf_kpod_uid(&p, ubuf), "u1");
 	assert_string_equal(kerf_kpod_scheduler(&p), "kerf");
 	assert_string_equal(kerf_kpod_gang(&p), "g");
 	assert_null(kerf_kpod_node(&p));
@@ -380,7 +422,7 @@ static void test_set_strings(void **state)
 	memset(big, 'x', sizeof(big) - 1);
 	v[KERF_KPOD_INVALID] = big;
 	assert_int_equal(kerf_kpod_set_strings(&p, v), -KERF_ELIMIT);
-	assert_string_equal(kerf_kpod_uid(&p), "u1");
+	assert_string_equal(kerf_kpod_uid(&p, ubuf), "u1");
 	assert_null(kerf_kpod_invalid(&p));
 	assert_int_equal(kerf_kpod_clone(&c, &p), 0);
 	kerf_kpod_release(&p);
@@ -648,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_clone),
 		cmocka_unit_test(test_compact),
+		cmocka_unit_test(test_uid_forms),
 		cmocka_unit_test(test_set_strings),
 		cmocka_unit_test(test_unschedulable),
 		cmocka_unit_test(test_errors),
