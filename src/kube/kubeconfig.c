@@ -9,7 +9,7 @@
 #include "format/file.h"
 #include "format/yaml_doc.h"
 #include "format/yaml_read.h"
-#include "kube/base64.h"
+#include "base/base64.h"
 
 static const struct kerf_yaml_limits kubeconfig_limits = {
 	.max_bytes = KERF_KUBECONFIG_MAX_BYTES,

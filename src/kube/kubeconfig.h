@@ -13,7 +13,7 @@
  * true (TLS is always verified), exec and auth-provider plugins (kerf runs
  * no programs to get credentials), username/password, a server that is
  * not https://, both a file and its -data form, a -data value that is not
- * strict base64 (kube/base64.h), a certificate without its key and the
+ * strict base64 (base/base64.h), a certificate without its key and the
  * reverse.  Messages read "FILE:LINE: users[0].user.client-key-data: not
  * base64 'ab$c'", values and names from the file escaped.
  */

@@ -1,7 +1,7 @@
 /*
- * Unit tests for kube/kubeconfig, kube/incluster, kube/config (token file
- * re-read when it changes) and kube/base64: the happy paths (data fields,
- * files relative to the kubeconfig, a named context, JSON) and every
+ * Unit tests for kube/kubeconfig, kube/incluster and kube/config (token
+ * file re-read when it changes; base64 is in test_base64): the happy paths
+ * (data fields, files relative to the kubeconfig, a named context, JSON) and every
  * refusal, each message naming the field with the value escaped.
  */
 #define _DEFAULT_SOURCE                 /* mkdtemp */
@@ -17,7 +17,6 @@
 
 #include <cmocka.h>
 
-#include "kube/base64.h"
 #include "kube/incluster.h"
 #include "kube/kubeconfig.h"
 
@@ -304,31 +303,6 @@ static void test_incluster(void **state)
 	assert_null(cfg.server);
 }
 
-static void test_base64(void **state)
-{
-	char *out;
-	size_t len;
-
-	(void)state;
-	assert_int_equal(kerf_base64_decode("aGk=", 4, &out, &len), 0);
-	assert_int_equal(len, 2);
-	assert_string_equal(out, "hi");
-	free(out);
-	assert_int_equal(kerf_base64_decode("aGVs\nbG8=\r\n", 11, &out, &len), 0);
-	assert_string_equal(out, "hello");
-	free(out);
-	assert_int_equal(kerf_base64_decode("", 0, &out, &len), 0);
-	assert_int_equal(len, 0);
-	free(out);
-	assert_int_equal(kerf_base64_decode("aGk", 3, &out, &len), -KERF_EPARSE);
-	assert_int_equal(kerf_base64_decode("aGl=", 4, &out, &len), -KERF_EPARSE);   /* bits left */
-	assert_int_equal(kerf_base64_decode("aG==", 4, &out, &len), -KERF_EPARSE);   /* bits left */
-	assert_int_equal(kerf_base64_decode("a=Gk", 4, &out, &len), -KERF_EPARSE);
-	assert_int_equal(kerf_base64_decode("a===", 4, &out, &len), -KERF_EPARSE);
-	assert_int_equal(kerf_base64_decode("aG-k", 4, &out, &len), -KERF_EPARSE);
-	assert_int_equal(kerf_base64_decode("aGk= ", 5, &out, &len), -KERF_EPARSE);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,7 +313,6 @@ int main(void)
 		cmocka_unit_test(test_more_errors),
 		cmocka_unit_test(test_proxy_refused),
 		cmocka_unit_test(test_incluster),
-		cmocka_unit_test(test_base64),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

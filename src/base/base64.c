@@ -1,4 +1,4 @@
-#include "kube/base64.h"
+#include "base/base64.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,6 +63,47 @@ int kerf_base64_decode(const char *in, size_t len, char **out, size_t *out_len)
 		o[n++] = (char)(group >> 2);
 	} else if (pad == 2) {
 		o[n++] = (char)(group >> 4);
+	}
+	o[n] = '\0';
+	*out = o;
+	*out_len = n;
+	return 0;
+}
+
+static const char alphabet[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int kerf_base64_encode(const void *in, size_t len, char **out, size_t *out_len)
+{
+	const unsigned char *p = in;
+	size_t n = 0, i;
+	uint32_t group;
+	char *o;
+
+	if (len / 3 >= (SIZE_MAX - 1) / 4 - 1)
+		return -KERF_ENOMEM;
+	o = malloc((len + 2) / 3 * 4 + 1);
+	if (!o)
+		return -KERF_ENOMEM;
+	for (i = 0; i + 2 < len; i += 3) {
+		group = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		o[n++] = alphabet[group >> 18];
+		o[n++] = alphabet[group >> 12 & 0x3f];
+		o[n++] = alphabet[group >> 6 & 0x3f];
+		o[n++] = alphabet[group & 0x3f];
+	}
+	if (len - i == 1) {
+		group = (uint32_t)p[i] << 16;
+		o[n++] = alphabet[group >> 18];
+		o[n++] = alphabet[group >> 12 & 0x3f];
+		o[n++] = '=';
+		o[n++] = '=';
+	} else if (len - i == 2) {
+		group = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+		o[n++] = alphabet[group >> 18];
+		o[n++] = alphabet[group >> 12 & 0x3f];
+		o[n++] = alphabet[group >> 6 & 0x3f];
+		o[n++] = '=';
 	}
 	o[n] = '\0';
 	*out = o;
