@@ -232,7 +232,7 @@ static int decode_request(const json_t *request,
 	if (!r->object && (r->op == KERF_ADMISSION_CREATE ||
 			   r->op == KERF_ADMISSION_UPDATE))
 		return kerf_err_set(err, -KERF_EPARSE,
-				    "request.object: missing on a %s",
+				    "request.object: missing on %s",
 				    op_names[r->op]);
 	return 0;
 }
@@ -619,24 +619,24 @@ static int encode_warnings(const struct kerf_admission_response *r,
 int kerf_admission_response_json(const struct kerf_admission_response *r,
 				 json_t **out, struct kerf_err *err)
 {
-	json_t *root = json_object(), *resp = json_object();
+	json_t *root, *resp;
 	int rc;
 
 	*out = NULL;
-	if (!root || !resp || json_object_set_new(root, "response", resp)) {
+	if (!r->uid || !*r->uid)
+		return kerf_err_set(err, -KERF_EINVAL, "response.uid: missing");
+	root = json_object();
+	resp = json_object();
+	if (!root || !resp ||
+	    json_object_set_new(root, "apiVersion",
+				json_string(KERF_ADMISSION_API_VERSION)) ||
+	    json_object_set_new(root, "kind", json_string("AdmissionReview"))) {
 		json_decref(root);
-		if (!root)
-			json_decref(resp);
+		json_decref(resp);
 		return kerf_err_set(err, -KERF_ENOMEM, "response: out of memory");
 	}
-	if (!r->uid || !*r->uid) {
-		rc = kerf_err_set(err, -KERF_EINVAL, "response.uid: missing");
-		goto fail;
-	}
-	if ((rc = set_new(root, "apiVersion", json_string(KERF_ADMISSION_API_VERSION),
-			  "apiVersion", err)) < 0 ||
-	    (rc = set_new(root, "kind", json_string("AdmissionReview"), "kind",
-			  err)) < 0 ||
+	/* set_new takes resp, also when it fails */
+	if ((rc = set_new(root, "response", resp, "response", err)) < 0 ||
 	    (rc = set_string(resp, "uid", r->uid, "response.uid", err)) < 0 ||
 	    (rc = set_new(resp, "allowed", json_boolean(r->allowed),
 			  "response.allowed", err)) < 0 ||
