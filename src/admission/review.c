@@ -123,6 +123,32 @@ static int decode_group_version(const json_t *request, const char *key,
 	return decode_gv(v, path, last, group, version, name, err);
 }
 
+/* request[key] as a kind; optional when has is given (set if there). */
+static int decode_gvk(const json_t *request, const char *key,
+		      struct kerf_admission_gvk *gvk, bool *has,
+		      struct kerf_err *err)
+{
+	int rc = decode_group_version(request, key, "kind", !has, &gvk->group,
+				      &gvk->version, &gvk->kind, err);
+
+	if (has)
+		*has = rc == 0;
+	return rc < 0 ? rc : 0;
+}
+
+static int decode_gvr(const json_t *request, const char *key,
+		      struct kerf_admission_gvr *gvr, bool *has,
+		      struct kerf_err *err)
+{
+	int rc = decode_group_version(request, key, "resource", !has,
+				      &gvr->group, &gvr->version,
+				      &gvr->resource, err);
+
+	if (has)
+		*has = rc == 0;
+	return rc < 0 ? rc : 0;
+}
+
 static int decode_operation(const json_t *request,
 			    enum kerf_admission_op *op, struct kerf_err *err)
 {
@@ -193,29 +219,15 @@ static int decode_request(const json_t *request,
 	int rc;
 
 	if ((rc = required_string(request, "uid", p, false, &r->uid, err)) < 0 ||
-	    (rc = decode_group_version(request, "kind", "kind", true,
-				       &r->kind.group, &r->kind.version,
-				       &r->kind.kind, err)) < 0 ||
-	    (rc = decode_group_version(request, "resource", "resource", true,
-				       &r->resource.group, &r->resource.version,
-				       &r->resource.resource, err)) < 0 ||
+	    (rc = decode_gvk(request, "kind", &r->kind, NULL, err)) < 0 ||
+	    (rc = decode_gvr(request, "resource", &r->resource, NULL, err)) < 0 ||
 	    (rc = optional_string(request, "subResource", p, &r->sub_resource,
-				  err)) < 0)
+				  err)) < 0 ||
+	    (rc = decode_gvk(request, "requestKind", &r->request_kind,
+			     &r->has_request_kind, err)) < 0 ||
+	    (rc = decode_gvr(request, "requestResource", &r->request_resource,
+			     &r->has_request_resource, err)) < 0)
 		return rc;
-	rc = decode_group_version(request, "requestKind", "kind", false,
-				  &r->request_kind.group,
-				  &r->request_kind.version,
-				  &r->request_kind.kind, err);
-	if (rc < 0)
-		return rc;
-	r->has_request_kind = rc == 0;
-	rc = decode_group_version(request, "requestResource", "resource", false,
-				  &r->request_resource.group,
-				  &r->request_resource.version,
-				  &r->request_resource.resource, err);
-	if (rc < 0)
-		return rc;
-	r->has_request_resource = rc == 0;
 	if ((rc = optional_string(request, "requestSubResource", p,
 				  &r->request_sub_resource, err)) < 0 ||
 	    (rc = optional_string(request, "name", p, &r->name, err)) < 0 ||

@@ -436,50 +436,58 @@ static void test_envelope_refused(void **state)
 		   "near \\'\"x\\\\u0000y\"\\' (line 1, column 15)");
 }
 
+/* Requests, each with its code and message. */
+static const struct {
+	const char *body;
+	int code;
+	const char *msg;
+} bad_requests[] = {
+	{ REVIEW("{" KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
+	  -KERF_EPARSE, "request.uid: missing" },
+	{ REVIEW("{\"uid\":7," KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
+	  -KERF_EPARSE, "request.uid: expected a string, got an integer" },
+	{ REVIEW("{\"uid\":\"\"," KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
+	  -KERF_EINVAL, "request.uid: empty" },
+	{ REVIEW("{\"uid\":\"u\",\"operation\":\"CREATE\"}"),
+	  -KERF_EPARSE, "request.kind: missing" },
+	{ REVIEW("{\"uid\":\"u\",\"kind\":{\"kind\":\"Pod\"}}"),
+	  -KERF_EPARSE, "request.kind.version: missing" },
+	{ REVIEW("{\"uid\":\"u\",\"kind\":{\"version\":\"v1\",\"kind\":\"Pod\"},"
+	  "\"resource\":{\"version\":\"v1\",\"resource\":\"\"}}"),
+	  -KERF_EINVAL, "request.resource.resource: empty" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"requestKind\":[]}"),
+	  -KERF_EPARSE, "request.requestKind: expected an object, got an array" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"subResource\":true}"),
+	  -KERF_EPARSE, "request.subResource: expected a string, got a boolean" },
+	{ REVIEW("{\"uid\":\"u\"," KIND "}"),
+	  -KERF_EPARSE, "request.operation: missing" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"PATCH\"}"),
+	  -KERF_EINVAL, "request.operation: 'PATCH' is not one of CREATE, UPDATE, DELETE, CONNECT" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"create\\n\"}"),
+	  -KERF_EINVAL, "request.operation: 'create\\x0a' is not one of CREATE, UPDATE, DELETE, CONNECT" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\","
+	  "\"userInfo\":{\"groups\":[\"a\",1]}}"),
+	  -KERF_EPARSE, "request.userInfo.groups[1]: expected a string, got an integer" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\","
+	  "\"userInfo\":{\"username\":{}}}"),
+	  -KERF_EPARSE, "request.userInfo.username: expected a string, got an object" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"dryRun\":\"true\"}"),
+	  -KERF_EPARSE, "request.dryRun: expected a boolean, got a string" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"CREATE\",\"object\":[]}"),
+	  -KERF_EPARSE, "request.object: expected an object, got an array" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"UPDATE\",\"object\":null}"),
+	  -KERF_EPARSE, "request.object: missing on UPDATE" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"oldObject\":1}"),
+	  -KERF_EPARSE, "request.oldObject: expected an object, got an integer" },
+	{ REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"options\":\"x\"}"),
+	  -KERF_EPARSE, "request.options: expected an object, got a string" },
+};
+
 static void test_request_refused(void **state)
 {
 	(void)state;
-	decode_err(REVIEW("{" KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
-		   -KERF_EPARSE, "request.uid: missing");
-	decode_err(REVIEW("{\"uid\":7," KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
-		   -KERF_EPARSE, "request.uid: expected a string, got an integer");
-	decode_err(REVIEW("{\"uid\":\"\"," KIND ",\"operation\":\"CREATE\",\"object\":{}}"),
-		   -KERF_EINVAL, "request.uid: empty");
-	decode_err(REVIEW("{\"uid\":\"u\",\"operation\":\"CREATE\"}"),
-		   -KERF_EPARSE, "request.kind: missing");
-	decode_err(REVIEW("{\"uid\":\"u\",\"kind\":{\"kind\":\"Pod\"}}"),
-		   -KERF_EPARSE, "request.kind.version: missing");
-	decode_err(REVIEW("{\"uid\":\"u\",\"kind\":{\"version\":\"v1\",\"kind\":\"Pod\"},"
-			  "\"resource\":{\"version\":\"v1\",\"resource\":\"\"}}"),
-		   -KERF_EINVAL, "request.resource.resource: empty");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"requestKind\":[]}"),
-		   -KERF_EPARSE, "request.requestKind: expected an object, got an array");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"subResource\":true}"),
-		   -KERF_EPARSE, "request.subResource: expected a string, got a boolean");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND "}"),
-		   -KERF_EPARSE, "request.operation: missing");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"PATCH\"}"),
-		   -KERF_EINVAL,
-		   "request.operation: 'PATCH' is not one of CREATE, UPDATE, DELETE, CONNECT");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"create\\n\"}"),
-		   -KERF_EINVAL,
-		   "request.operation: 'create\\x0a' is not one of CREATE, UPDATE, DELETE, CONNECT");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\","
-			  "\"userInfo\":{\"groups\":[\"a\",1]}}"),
-		   -KERF_EPARSE, "request.userInfo.groups[1]: expected a string, got an integer");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\","
-			  "\"userInfo\":{\"username\":{}}}"),
-		   -KERF_EPARSE, "request.userInfo.username: expected a string, got an object");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"dryRun\":\"true\"}"),
-		   -KERF_EPARSE, "request.dryRun: expected a boolean, got a string");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"CREATE\",\"object\":[]}"),
-		   -KERF_EPARSE, "request.object: expected an object, got an array");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"UPDATE\",\"object\":null}"),
-		   -KERF_EPARSE, "request.object: missing on UPDATE");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"oldObject\":1}"),
-		   -KERF_EPARSE, "request.oldObject: expected an object, got an integer");
-	decode_err(REVIEW("{\"uid\":\"u\"," KIND ",\"operation\":\"DELETE\",\"options\":\"x\"}"),
-		   -KERF_EPARSE, "request.options: expected an object, got a string");
+	for (size_t i = 0; i < sizeof(bad_requests) / sizeof(bad_requests[0]); i++)
+		decode_err(bad_requests[i].body, bad_requests[i].code, bad_requests[i].msg);
 }
 
 /* A review whose object holds arrays nested so the whole is depth deep. */
@@ -604,11 +612,37 @@ static void encode_err(const struct kerf_admission_response *r, const char *msg)
 	assert_string_equal(err.msg, msg);
 }
 
+static void encode_patch_err(struct kerf_admission_response *r,
+			     const char *patch, const char *msg)
+{
+	r->patch = json_loads(patch, 0, NULL);
+	assert_non_null(r->patch);
+	encode_err(r, msg);
+	json_decref((json_t *)r->patch);
+	r->patch = NULL;
+}
+
+/* Patches, each with what the encoder says of it. */
+static const char *const bad_patches[][2] = {
+	{ "{}", "response.patch: expected an array of JSON Patch operations, got an object" },
+	{ "[{\"op\":\"add\",\"path\":\"/a\",\"value\":1},{\"op\":\"merge\",\"path\":\"/a\"}]",
+	  "response.patch[1].op: 'merge' is not a JSON Patch operation" },
+	{ "[{\"op\":\"remove\",\"path\":\"a/b\"}]",
+	  "response.patch[0].path: 'a/b' is not a JSON pointer" },
+	{ "[{\"op\":\"replace\",\"path\":\"/a\"}]",
+	  "response.patch[0].value: missing for replace" },
+	{ "[{\"op\":\"move\",\"path\":\"/a\"}]",
+	  "response.patch[0].from: expected a string, got nothing" },
+	{ "[{\"op\":\"copy\",\"path\":\"/a\",\"from\":\"b\"}]",
+	  "response.patch[0].from: 'b' is not a JSON pointer" },
+	{ "[{\"path\":\"/a\"}]", "response.patch[0].op: expected a string, got nothing" },
+	{ "[3]", "response.patch[0]: expected an object, got an integer" },
+};
+
 static void test_encode_refused(void **state)
 {
 	struct kerf_admission_cause empty = { 0 };
 	struct kerf_admission_response r = { .allowed = true };
-	json_t *patch;
 
 	(void)state;
 	encode_err(&r, "response.uid: missing");
@@ -627,40 +661,11 @@ static void test_encode_refused(void **state)
 	encode_err(&r, "response.status.details.causes[0]: empty");
 	r.nr_causes = 0;
 
-	patch = json_loads("[]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch: a denial carries no patch");
-	json_decref(patch);
+	encode_patch_err(&r, "[]", "response.patch: a denial carries no patch");
 	r.allowed = true;
 	r.status_code = 0;
-	patch = json_loads("{}", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch: expected an array of JSON Patch operations, got an object");
-	json_decref(patch);
-	patch = json_loads("[{\"op\":\"add\",\"path\":\"/a\",\"value\":1},{\"op\":\"merge\",\"path\":\"/a\"}]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[1].op: 'merge' is not a JSON Patch operation");
-	json_decref(patch);
-	patch = json_loads("[{\"op\":\"remove\",\"path\":\"a/b\"}]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[0].path: 'a/b' is not a JSON pointer");
-	json_decref(patch);
-	patch = json_loads("[{\"op\":\"replace\",\"path\":\"/a\"}]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[0].value: missing for replace");
-	json_decref(patch);
-	patch = json_loads("[{\"op\":\"move\",\"path\":\"/a\"}]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[0].from: expected a string, got nothing");
-	json_decref(patch);
-	patch = json_loads("[{\"path\":\"/a\"}]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[0].op: expected a string, got nothing");
-	json_decref(patch);
-	patch = json_loads("[3]", 0, NULL);
-	r.patch = patch;
-	encode_err(&r, "response.patch[0]: expected an object, got an integer");
-	json_decref(patch);
+	for (size_t i = 0; i < sizeof(bad_patches) / sizeof(bad_patches[0]); i++)
+		encode_patch_err(&r, bad_patches[i][0], bad_patches[i][1]);
 	r.patch = NULL;
 	r.nr_warnings = 1;
 	encode_err(&r, "response.warnings: 1 warnings but none given");
