@@ -718,10 +718,12 @@ static void test_warnings(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest captures[] = {
 		cmocka_unit_test(test_real_captures),
 		cmocka_unit_test(test_real_uid_echoed),
 		cmocka_unit_test(test_real_subresources),
+	};
+	static const struct CMUnitTest own[] = {
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_envelope_refused),
 		cmocka_unit_test(test_request_refused),
@@ -730,6 +732,29 @@ int main(void)
 		cmocka_unit_test(test_encode_refused),
 		cmocka_unit_test(test_warnings),
 	};
+	enum { NR_CAP = sizeof(captures) / sizeof(captures[0]),
+	       NR_OWN = sizeof(own) / sizeof(own[0]) };
+	struct CMUnitTest tests[NR_CAP + NR_OWN];
+	const char *root = getenv("KERF_SOURCE_ROOT");
+	size_t nr = 0;
+	char dir[4096];
+	DIR *d;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/*
+	 * The captures only where the reference material is (a clone alone
+	 * has none): meson counts a cmocka skip inside a run as a failure.
+	 */
+	snprintf(dir, sizeof(dir), "%s/../shared/fixtures/k8s/real-1.34.9/admission",
+		 root ? root : ".");
+	d = opendir(dir);
+	if (d) {
+		closedir(d);
+		memcpy(tests, captures, sizeof(captures));
+		nr = NR_CAP;
+	} else {
+		printf("# %s absent: the %d capture tests not run\n", dir, (int)NR_CAP);
+	}
+	memcpy(tests + nr, own, sizeof(own));
+	nr += NR_OWN;
+	return _cmocka_run_group_tests("admission_review", tests, nr, NULL, NULL);
 }

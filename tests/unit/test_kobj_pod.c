@@ -356,7 +356,7 @@ static void test_compact(void **state)
 	assert_ptr_equal(kerf_kpod_tolerations(&p), kerf_default_tolerations);
 	assert_null(kerf_kpod_labels(&p));
 	assert_null(kerf_kpod_selector(&p));
-	print_message("struct kerf_kpod: %zu bytes; bench pod's block: %u bytes\n",
+	print_message("# struct kerf_kpod: %zu bytes; bench pod's block: %u bytes\n",
 		      sizeof(p), (unsigned)p.strings_len);
 	kerf_kpod_release(&p);
 
