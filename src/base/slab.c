@@ -238,8 +238,8 @@ void kerf_slab_free(void *p, size_t size)
 	c = (struct chunk *)((uintptr_t)p & ~(uintptr_t)(KERF_SLAB_CHUNK_BYTES - 1));
 	KERF_ASSERT(c->rec_bytes == r && c->nr_live > 0);
 	slab.stats.live_bytes -= r;
-	if (--c->nr_live == 0 && (c->listed ? slab.room[cls] != c || c->next : true)) {
-		/* empty, and not the class's only chunk with room: given back */
+	/* empty: given back, unless it is the class's only chunk with room */
+	if (--c->nr_live == 0 && !(c->listed && slab.room[cls] == c && !c->next)) {
 		if (c->listed)
 			list_del(cls, c);
 		slab.stats.free_bytes -= c->carved - HEADER_BYTES - r;

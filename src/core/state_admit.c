@@ -33,14 +33,6 @@ void kerf_state_charge_of(const struct kerf_state *st,
 	}
 }
 
-/* Where the charge starts after nr pods (aligned for int64_t). */
-static size_t charge_at(uint32_t nr)
-{
-	size_t at = (size_t)nr * sizeof(struct kerf_wl_pod);
-
-	return (at + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
-}
-
 /* The quota dimensions a charge made now can use. */
 static size_t charge_dims(const struct kerf_state *st)
 {
@@ -56,7 +48,7 @@ static size_t charge_dims(const struct kerf_state *st)
  */
 size_t kerf_state_pods_bytes(uint32_t nr, size_t dims)
 {
-	return charge_at(nr) + dims * sizeof(int64_t);
+	return kerf_wl_charge_at(nr) + dims * sizeof(int64_t);
 }
 
 static struct kerf_wl_pod *copy_pods(const struct kerf_state *st,
@@ -81,7 +73,6 @@ static void record_admission(struct kerf_state *st, struct kerf_workload *w,
 
 	w->pods = pods;
 	w->nr_bound = nr;
-	KERF_ASSERT(kerf_wl_charge(w) == (int64_t *)(void *)((char *)pods + charge_at(nr)));
 	w->nr_charged = (uint8_t)dims;
 	for (size_t i = 0; i < KERF_MAX_RES; i++) {
 		/* the pods' nodes' models are known: nothing falls outside */

@@ -178,11 +178,15 @@ struct kerf_workload {
  * their allocation (at the first multiple of 8); NULL when not running.
  * Read it whole with kerf_workload_charged.
  */
+static inline size_t kerf_wl_charge_at(uint32_t nr_pods)
+{
+	return ((size_t)nr_pods * sizeof(struct kerf_wl_pod) + 7) & ~(size_t)7;
+}
+
 static inline int64_t *kerf_wl_charge(const struct kerf_workload *w)
 {
-	size_t at = ((size_t)w->nr_bound * sizeof(struct kerf_wl_pod) + 7) & ~(size_t)7;
-
-	return w->pods ? (int64_t *)(void *)((char *)w->pods + at) : NULL;
+	return w->pods ? (int64_t *)(void *)((char *)w->pods +
+					     kerf_wl_charge_at(w->nr_bound)) : NULL;
 }
 
 /* The bytes of a workload with nr_sets pod sets (1 .. KERF_MAX_PODSETS). */

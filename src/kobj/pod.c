@@ -672,7 +672,7 @@ static int hex_digit(char c)
 }
 
 /* s as the 16 bytes of a canonical UID ("8-4-4-4-12" lowercase hex)? */
-static bool uid_bytes(const char *s, uint8_t out[16])
+static bool uid_bytes(const char *s, uint8_t out[KERF_KPOD_UID_BYTES])
 {
 	size_t k = 0, i = 0;
 
@@ -693,7 +693,7 @@ static bool uid_bytes(const char *s, uint8_t out[16])
 		out[k++] = (uint8_t)(hi << 4 | lo);
 		i += 2;
 	}
-	return k == 16;
+	return k == KERF_KPOD_UID_BYTES;
 }
 
 const char *kerf_kpod_uid(const struct kerf_kpod *p, char buf[KERF_KPOD_UID_BUF])
@@ -704,9 +704,8 @@ const char *kerf_kpod_uid(const struct kerf_kpod *p, char buf[KERF_KPOD_UID_BUF]
 
 	if (!p->uid_bin)
 		return kerf_kpod_at(p, KERF_KPOD_UID);
-	b = (const uint8_t *)kerf_kpod_arrays(p) +
-	    (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0);
-	for (int i = 0; i < 16; i++) {
+	b = (const uint8_t *)kerf_kpod_uid_bytes(p);
+	for (int i = 0; i < KERF_KPOD_UID_BYTES; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			buf[o++] = '-';
 		buf[o++] = hex[b[i] >> 4];
@@ -723,7 +722,7 @@ static size_t block_bytes(const struct kerf_kpod *p, size_t len)
 	size_t arrays = (len + 7) & ~(size_t)7;
 	size_t total = arrays +
 		       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0) +
-		       (p->uid_bin ? 16 : 0) +
+		       (p->uid_bin ? KERF_KPOD_UID_BYTES : 0) +
 		       2 * sizeof(uint64_t) * p->nr_labels +
 		       sizeof(struct kerf_label) * p->nr_selector +
 		       sizeof(struct kerf_toleration) * nr_tols;
@@ -748,7 +747,7 @@ static int pack(struct kerf_kpod *p, const char *const str[KERF_KPOD_NR_STR],
 	uint32_t str_off[KERF_KPOD_NR_OFF];
 	struct kerf_toleration *t;
 	struct kerf_label *l;
-	uint8_t uid[16];
+	uint8_t uid[KERF_KPOD_UID_BYTES];
 	bool uid_bin = uid_bytes(str[KERF_KPOD_UID], uid);
 	char *block;
 

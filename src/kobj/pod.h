@@ -243,12 +243,18 @@ static inline int64_t kerf_kpod_time_ms(const struct kerf_kpod *p,
 	return ms;
 }
 
-/* The arrays after the times. */
-static inline const char *kerf_kpod_lists(const struct kerf_kpod *p)
+/* The uid's bytes (when uid_bin), after the times. */
+enum { KERF_KPOD_UID_BYTES = 16 };
+static inline const char *kerf_kpod_uid_bytes(const struct kerf_kpod *p)
 {
 	return kerf_kpod_arrays(p) +
-	       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0) +
-	       (p->uid_bin ? 16 : 0);
+	       (p->has_times ? sizeof(int64_t) * KERF_KPOD_NR_TIMES : 0);
+}
+
+/* The lists after the times and the uid. */
+static inline const char *kerf_kpod_lists(const struct kerf_kpod *p)
+{
+	return kerf_kpod_uid_bytes(p) + (p->uid_bin ? KERF_KPOD_UID_BYTES : 0);
 }
 
 /* metadata.labels as PodDisruptionBudgets match them (kobj/pdb.h):

@@ -283,7 +283,7 @@ int kerf_world_pod_delete(struct kerf_world *w, const char *ns, const char *name
 	w->podv[x->index]->index = x->index;
 	drop_pod(x);
 	free(x->why);
-	kerf_world_pod_free(x);
+	kerf_world_pod_record_free(x);
 	return g ? kerf_world_sync(w, g, now_ms, err) : 0;
 }
 
@@ -484,13 +484,13 @@ void kerf_world_free(struct kerf_world *w)
 	for (size_t i = 0; i < w->nr_podv; i++) {
 		drop_pod(w->podv[i]);
 		free(w->podv[i]->why);
-		kerf_world_pod_free(w->podv[i]);
+		kerf_world_pod_record_free(w->podv[i]);
 	}
 	free(w->podv);
 	for (size_t i = 0; i < w->nr_groupv; i++) {
 		if (w->groupv[i]->m != &w->groupv[i]->one)
 			free(w->groupv[i]->m);
-		kerf_world_group_release(w->groupv[i]);
+		kerf_world_group_record_free(w->groupv[i]);
 	}
 	free(w->groupv);
 	for (size_t i = 0; (x = kerf_map_next(&w->nodes, &i));) {

@@ -226,12 +226,12 @@ int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms,
 /* --- world_sync.c ------------------------------------------------------- */
 
 /* The records themselves (kerf_slab's: their size is their key's). */
-static inline void kerf_world_pod_free(struct wpod *x)
+static inline void kerf_world_pod_record_free(struct wpod *x)
 {
 	kerf_slab_free(x, sizeof(*x) + strlen(x->key) + 1);
 }
 
-static inline void kerf_world_group_release(struct wgroup *g)
+static inline void kerf_world_group_record_free(struct wgroup *g)
 {
 	kerf_slab_free(g, sizeof(*g) + strlen(g->key) + 1);
 }

@@ -97,7 +97,7 @@ struct wgroup *kerf_world_group_get(struct kerf_world *w, const char *key,
 	    KERF_GROW(w->groupv, w->alloc_groupv, w->nr_groupv + 1) < 0 ||
 	    kerf_map_put_str(&w->groups, g->key, g) < 0) {
 		if (g)
-			kerf_world_group_release(g);
+			kerf_world_group_record_free(g);
 		return NULL;
 	}
 	g->external = external;
@@ -113,7 +113,7 @@ void kerf_world_group_free(struct kerf_world *w, struct wgroup *g)
 	w->groupv[g->index]->index = g->index;
 	if (g->m != &g->one)
 		free(g->m);
-	kerf_world_group_release(g);
+	kerf_world_group_record_free(g);
 }
 
 int kerf_world_group_add(struct wgroup *g, struct wpod *x)

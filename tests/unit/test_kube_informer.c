@@ -241,6 +241,9 @@ static void test_continue_expired_relists_from_scratch(void **state)
 	assert_string_equal(kerf_informer_resource_version(w->inf), "20");
 }
 
+/* The watch event a real API server sends when the rv is compacted away. */
+static const char *const expired_410 = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 2 (9)\",\"reason\":\"Expired\",\"code\":410}}";
+
 static void test_watch_error_410_relist_diff(void **state)
 {
 	struct world *w = *state;
@@ -250,7 +253,7 @@ static void test_watch_error_410_relist_diff(void **state)
 
 	push_page(w, "1", NULL, p1, 3);
 	lines[0] = event(l1, sizeof(l1), "MODIFIED", "a", "2");
-	lines[1] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 2 (9)\",\"reason\":\"Expired\",\"code\":410}}";
+	lines[1] = expired_410;
 	push_watch(w, lines, 2, KERF_KUBE_FAKE_END_CLEAN);
 	push_page(w, "9", NULL, p2, 3);
 	assert_int_equal(kerf_informer_start(w->inf), 0);
@@ -284,7 +287,7 @@ static void test_opaque_resource_versions(void **state)
 	const char *lines[1];
 
 	push_page(w, "1", NULL, p1, 4);
-	lines[0] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 2 (9)\",\"reason\":\"Expired\",\"code\":410}}";
+	lines[0] = expired_410;
 	push_watch(w, lines, 1, KERF_KUBE_FAKE_END_CLEAN);
 	push_page(w, "9", NULL, p2, 4);
 	assert_int_equal(kerf_informer_start(w->inf), 0);
