@@ -23,6 +23,8 @@ static void usage(FILE *out)
 		"  serve           the controller and scheduler on a Kubernetes API server\n"
 		"  get tenants|queue|nodes   what kerf serve sees (its read-only API)\n"
 		"  explain NS/POD  why a pod waits, layer by layer\n"
+		"  admission review FILE... --objects OBJECTS.yaml\n"
+		"                  the admission webhook's decisions on AdmissionReview files\n"
 		"  version         print the version\n"
 		"\n"
 		"'kerf <command> --help' tells more.\n");
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 		return kerf_cmd_get(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
 		return kerf_cmd_explain(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "admission"))
+		return kerf_cmd_admission(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan-mig"))
 		return kerf_cmd_plan_mig(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
