@@ -276,7 +276,7 @@ void kerf_pod_check_pod_security(struct kerf_pod_check *ck)
 		if (kerf_true(spec, hosts[i])) {
 			kerf_admission_field(field, "spec.%s", hosts[i]);
 			kerf_admission_deny(ck->d, "host-namespace", field,
-					    "true %s", why[i]);
+					    "may not be true: it %s", why[i]);
 		}
 	check_context(ck, sc, "spec.securityContext");
 	json_array_foreach(kerf_json_get(sc, "sysctls"), i, v) {
