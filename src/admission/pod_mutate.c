@@ -98,6 +98,8 @@ static void mutate_labels(struct mut *m)
 	const char *t = m->f->tenant->name;
 	json_t *add_all;
 
+	if (labels && !json_is_object(labels))
+		return;
 	if (!labels) {
 		add_all = json_pack("{s:s,s:s}", KERF_LABEL_TENANT, t, KERF_LABEL_QUEUE, t);
 		add(m, "/metadata/labels", add_all);
@@ -163,8 +165,11 @@ static bool tolerated(const json_t *tols, const char *key, const char *effect)
 static void mutate_tolerations(struct mut *m)
 {
 	const json_t *tols = kerf_json_get(m->f->spec, "tolerations");
-	json_t *fresh = json_array();
+	json_t *fresh;
 
+	if (tols && !json_is_array(tols))
+		return;
+	fresh = json_array();
 	for (size_t i = 0; fresh && i < m->p->cfg.gpu_taints.nr; i++) {
 		char key[KERF_ADMISSION_ENTRY_MAX], *colon;
 
@@ -251,6 +256,11 @@ static void mutate_affinity(struct mut *m)
 
 	if (!e)
 		return;
+	if ((aff && !json_is_object(aff)) || (na && !json_is_object(na)) ||
+	    (req && !json_is_object(req)) || (terms && !json_is_array(terms))) {
+		json_decref(e);
+		return;
+	}
 	if (!json_is_array(terms) || !json_array_size(terms)) {
 		json_t *v = json_pack("{s:[{s:[O]}]}", "nodeSelectorTerms",
 				      "matchExpressions", e);
@@ -265,7 +275,10 @@ static void mutate_affinity(struct mut *m)
 		return;
 	}
 	json_array_foreach(terms, i, term) {
-		if (has_expression(term, e))
+		const json_t *me = kerf_json_get(term, "matchExpressions");
+
+		if (!json_is_object(term) || (me && !json_is_array(me)) ||
+		    has_expression(term, e))
 			continue;
 		kerf_admission_field(path, "/spec/affinity/nodeAffinity/%s/nodeSelectorTerms/%zu/matchExpressions",
 			 req_key, i);
@@ -316,7 +329,8 @@ static void add_items(struct mut *m, const json_t *c, const char *base,
 {
 	char path[256];
 
-	if (!json_array_size(items)) {
+	if (!json_array_size(items) ||
+	    (kerf_json_get(c, key) && !json_is_array(kerf_json_get(c, key)))) {
 		json_decref(items);
 		return;
 	}
@@ -349,7 +363,8 @@ static void mutate_containers(struct mut *m, const struct kerf_netclass *nc)
 			m->rc = -KERF_ENOMEM;
 			return;
 		}
-		if (!f->fraction_milli && !kerf_container_has_gpu(c)) {
+		if (!json_is_object(c) ||
+		    (!f->fraction_milli && !kerf_container_has_gpu(c))) {
 			json_decref(vars);
 			json_decref(mounts);
 			continue;
@@ -393,6 +408,8 @@ static void mutate_volume(struct mut *m)
 	size_t i;
 	json_t *vol;
 
+	if (vols && !json_is_array(vols))
+		return;
 	json_array_foreach(vols, i, v)
 		if (!strcmp(kerf_str(v, "name"), CHECKPOINT_VOLUME))
 			return;
@@ -419,8 +436,9 @@ int kerf_admission_mutate_pod(const struct kerf_admission_policy *p,
 	    !req->object)
 		return 0;
 	kerf_pod_facts(p, req, req->object, &f);
-	if (f.excluded || !f.requests_gpu || !f.tenant)
-		return 0;
+	if (f.excluded || !f.requests_gpu || !f.tenant ||
+	    !json_is_object(f.meta) || !json_is_object(f.spec))
+		return 0;   /* a shape the API server never sends: nothing to add */
 	m.patch = json_array();
 	if (!m.patch)
 		return -KERF_ENOMEM;
@@ -433,7 +451,8 @@ int kerf_admission_mutate_pod(const struct kerf_admission_policy *p,
 	mutate_affinity(&m);
 	if (f.tenant->network_class[0])
 		nc = kerf_netclass_find(f.tenant->network_class);
-	if (nc && !kerf_json_get(f.annotations, KERF_ANN_DSCP)) {
+	if (nc && !kerf_json_get(f.annotations, KERF_ANN_DSCP) &&
+	    (!f.annotations || json_is_object(f.annotations))) {
 		char dscp[16];
 
 		snprintf(dscp, sizeof(dscp), "%d", nc->dscp);

@@ -81,6 +81,27 @@ static int teardown(void **state)
 	return 0;
 }
 
+/*
+ * With KERF_FUZZ_SEED_DIR set, every review built here is written there
+ * too: the seed corpus of fuzz_admission_review (fuzz/corpus/).
+ */
+static void save_seed(const char *body)
+{
+	const char *dir = getenv("KERF_FUZZ_SEED_DIR");
+	static unsigned n;
+	char path[1024];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/rules-%03u.json", dir, n++);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(body, f);
+		fclose(f);
+	}
+}
+
 /* The base review with ops (a JSON Patch text, paths under /request). */
 static char *review(const char *ops_text)
 {
@@ -98,6 +119,7 @@ static char *review(const char *ops_text)
 	}
 	out = json_dumps(r, JSON_COMPACT);
 	json_decref(r);
+	save_seed(out);
 	return out;
 }
 
