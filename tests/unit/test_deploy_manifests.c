@@ -23,142 +23,34 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
-#include <sys/stat.h>
 
-#include "format/file.h"
-#include "format/yaml_doc.h"
-
-enum { MAX_FILES = 64, PATH_LEN = 512 };
-
-struct manifest {
-	char rel[PATH_LEN];             /* relative to deploy/ */
-	struct kerf_yaml_doc doc;
-};
-
-static struct manifest files[MAX_FILES];
-static size_t nr_files;
-static char root[PATH_LEN];
-
-static void scan(const char *rel)
-{
-	char dir[PATH_LEN * 2];
-	DIR *d;
-	struct dirent *e;
-
-	snprintf(dir, sizeof(dir), "%s/%s", root, rel);
-	d = opendir(dir);
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char path[PATH_LEN * 3], sub[PATH_LEN];
-		struct stat sb;
-		size_t len = strlen(e->d_name);
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-		snprintf(path, sizeof(path), "%s/%s", root, sub);
-		assert_int_equal(stat(path, &sb), 0);
-		if (S_ISDIR(sb.st_mode)) {
-			scan(sub);
-		} else if (len > 5 && !strcmp(e->d_name + len - 5, ".yaml")) {
-			struct kerf_file f;
-			struct kerf_err err = { 0 };
-			struct kerf_yaml_limits lim = { 1 << 20, 64, 100000 };
-
-			assert_true(nr_files < MAX_FILES);
-			snprintf(files[nr_files].rel, PATH_LEN, "%s", sub);
-			if (kerf_file_read(&f, path, 1 << 20, &err) < 0 ||
-			    kerf_yaml_load(&files[nr_files].doc, sub, f.data, f.len,
-					   &lim, &err) < 0)
-				fail_msg("%s", err.msg);
-			kerf_file_release(&f);
-			if (!files[nr_files].doc.root ||
-			    files[nr_files].doc.root->kind != KERF_YAML_MAP)
-				fail_msg("%s: not one YAML mapping", sub);
-			nr_files++;
-		}
-	}
-	closedir(d);
-}
-
-static int setup(void **state)
-{
-	const char *src = getenv("KERF_SOURCE_ROOT");
-
-	(void)state;
-	snprintf(root, sizeof(root), "%s/deploy", src ? src : ".");
-	scan("");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < nr_files; i++)
-		kerf_yaml_release(&files[i].doc);
-	return 0;
-}
-
-static const struct kerf_yaml_node *get(const struct kerf_yaml_node *n,
-					const char *key)
-{
-	if (!n || n->kind != KERF_YAML_MAP)
-		return NULL;
-	for (size_t i = 0; i < n->nr; i++)
-		if (!strcmp(n->pairs[i].key->text, key))
-			return n->pairs[i].value;
-	return NULL;
-}
-
-static const char *text(const struct kerf_yaml_node *n)
-{
-	return n && n->kind == KERF_YAML_SCALAR ? n->text : NULL;
-}
-
-static bool is(const struct kerf_yaml_node *n, const char *s)
-{
-	return text(n) && !strcmp(text(n), s);
-}
-
-static const struct kerf_yaml_node *find_kind(const char *kind, const char *name)
-{
-	for (size_t i = 0; i < nr_files; i++) {
-		const struct kerf_yaml_node *r = files[i].doc.root;
-
-		if (is(get(r, "kind"), kind) &&
-		    (!name || is(get(get(r, "metadata"), "name"), name)))
-			return r;
-	}
-	fail_msg("no %s %s under deploy/", kind, name ? name : "");
-	return NULL;
-}
+#include "deploy_load.h"
 
 static void test_kustomization_lists_every_file(void **state)
 {
 	const struct kerf_yaml_node *k = find_kind("Kustomization", NULL);
-	const struct kerf_yaml_node *res = get(k, "resources");
+	const struct kerf_yaml_node *res = yget(k, "resources");
 
 	(void)state;
-	assert_true(nr_files >= 12);
+	assert_true(deploy_nr_files >= 12);
 	assert_non_null(res);
 	assert_int_equal(res->kind, KERF_YAML_SEQ);
-	for (size_t i = 0; i < nr_files; i++) {
-		bool listed = !strcmp(files[i].rel, "kustomization.yaml");
+	for (size_t i = 0; i < deploy_nr_files; i++) {
+		bool listed = !strcmp(deploy_files[i].rel, "kustomization.yaml");
 
 		for (size_t j = 0; j < res->nr && !listed; j++)
-			listed = is(res->items[j], files[i].rel);
+			listed = yis(res->items[j], deploy_files[i].rel);
 		if (!listed)
-			fail_msg("deploy/%s is not in kustomization.yaml", files[i].rel);
+			fail_msg("deploy/%s is not in kustomization.yaml", deploy_files[i].rel);
 	}
 	for (size_t j = 0; j < res->nr; j++) {
 		bool found = false;
 
-		for (size_t i = 0; i < nr_files && !found; i++)
-			found = is(res->items[j], files[i].rel);
+		for (size_t i = 0; i < deploy_nr_files && !found; i++)
+			found = yis(res->items[j], deploy_files[i].rel);
 		if (!found)
 			fail_msg("kustomization.yaml lists %s, not a file under deploy/",
-				 text(res->items[j]));
+				 ytext(res->items[j]));
 	}
 }
 
@@ -166,43 +58,43 @@ static void test_kustomization_lists_every_file(void **state)
 
 static void structural(const struct kerf_yaml_node *s, const char *path)
 {
-	const struct kerf_yaml_node *type = get(s, "type"), *v;
-	char sub[PATH_LEN];
+	const struct kerf_yaml_node *type = yget(s, "type"), *v;
+	char sub[DEPLOY_PATH_LEN];
 
 	if (!s || s->kind != KERF_YAML_MAP)
 		fail_msg("%s: a schema must be a mapping", path);
-	if (is(get(s, "x-kubernetes-int-or-string"), "true")) {
-		const struct kerf_yaml_node *any = get(s, "anyOf");
+	if (yis(yget(s, "x-kubernetes-int-or-string"), "true")) {
+		const struct kerf_yaml_node *any = yget(s, "anyOf");
 
-		if (type || !any || any->nr != 2 || !is(get(any->items[0], "type"), "integer") ||
-		    !is(get(any->items[1], "type"), "string"))
+		if (type || !any || any->nr != 2 || !yis(yget(any->items[0], "type"), "integer") ||
+		    !yis(yget(any->items[1], "type"), "string"))
 			fail_msg("%s: int-or-string needs no type and anyOf [integer, string]", path);
-	} else if (!text(type)) {
+	} else if (!ytext(type)) {
 		fail_msg("%s: no type", path);
 	}
-	if (get(s, "properties") && get(s, "additionalProperties"))
+	if (yget(s, "properties") && yget(s, "additionalProperties"))
 		fail_msg("%s: both properties and additionalProperties", path);
-	if ((v = get(s, "properties"))) {
-		if (!is(type, "object"))
+	if ((v = yget(s, "properties"))) {
+		if (!yis(type, "object"))
 			fail_msg("%s: properties on a non-object", path);
 		for (size_t i = 0; i < v->nr; i++) {
 			snprintf(sub, sizeof(sub), "%s.%s", path, v->pairs[i].key->text);
 			structural(v->pairs[i].value, sub);
 		}
 	}
-	if ((v = get(s, "additionalProperties"))) {
+	if ((v = yget(s, "additionalProperties"))) {
 		snprintf(sub, sizeof(sub), "%s.*", path);
 		structural(v, sub);
 	}
-	if (is(type, "array")) {
-		const struct kerf_yaml_node *keys = get(s, "x-kubernetes-list-map-keys");
+	if (yis(type, "array")) {
+		const struct kerf_yaml_node *keys = yget(s, "x-kubernetes-list-map-keys");
 
-		if (!get(s, "items"))
+		if (!yget(s, "items"))
 			fail_msg("%s: an array without items", path);
 		snprintf(sub, sizeof(sub), "%s[]", path);
-		structural(get(s, "items"), sub);
-		if (is(get(s, "x-kubernetes-list-type"), "map")) {
-			const struct kerf_yaml_node *req = get(get(s, "items"), "required");
+		structural(yget(s, "items"), sub);
+		if (yis(yget(s, "x-kubernetes-list-type"), "map")) {
+			const struct kerf_yaml_node *req = yget(yget(s, "items"), "required");
 
 			if (!keys || !req)
 				fail_msg("%s: a list map needs keys its items require", path);
@@ -210,27 +102,27 @@ static void structural(const struct kerf_yaml_node *s, const char *path)
 				bool found = false;
 
 				for (size_t j = 0; j < req->nr; j++)
-					found = found || !strcmp(text(req->items[j]), text(keys->items[i]));
+					found = found || !strcmp(ytext(req->items[j]), ytext(keys->items[i]));
 				if (!found)
 					fail_msg("%s: list map key %s is not required", path,
-						 text(keys->items[i]));
+						 ytext(keys->items[i]));
 			}
 		}
 	}
-	if ((v = get(s, "x-kubernetes-validations")))
+	if ((v = yget(s, "x-kubernetes-validations")))
 		for (size_t i = 0; i < v->nr; i++)
-			if (!text(get(v->items[i], "rule")) || !text(get(v->items[i], "message")))
+			if (!ytext(yget(v->items[i], "rule")) || !ytext(yget(v->items[i], "message")))
 				fail_msg("%s: a CEL rule without a message", path);
 }
 
 static const struct kerf_yaml_node *crd_schema(const char *name)
 {
 	const struct kerf_yaml_node *crd = find_kind("CustomResourceDefinition", name);
-	const struct kerf_yaml_node *vers = get(get(crd, "spec"), "versions");
+	const struct kerf_yaml_node *vers = yget(yget(crd, "spec"), "versions");
 
 	assert_non_null(vers);
 	assert_int_equal(vers->nr, 1);
-	return get(get(vers->items[0], "schema"), "openAPIV3Schema");
+	return yget(yget(vers->items[0], "schema"), "openAPIV3Schema");
 }
 
 /*
@@ -241,7 +133,7 @@ static const struct kerf_yaml_node *crd_schema(const char *name)
 static const struct kerf_yaml_node *schema_at(const struct kerf_yaml_node *s,
 					      const char *path, bool *meta)
 {
-	char clean[PATH_LEN];
+	char clean[DEPLOY_PATH_LEN];
 	size_t o = 0;
 	int depth = 0;
 	char *tok, *save = NULL;
@@ -266,9 +158,9 @@ static const struct kerf_yaml_node *schema_at(const struct kerf_yaml_node *s,
 
 		if (items)
 			tok[len - 2] = '\0';
-		s = get(get(s, "properties"), tok);
+		s = yget(yget(s, "properties"), tok);
 		if (items)
-			s = s && is(get(s, "type"), "array") ? get(s, "items") : NULL;
+			s = s && yis(yget(s, "type"), "array") ? yget(s, "items") : NULL;
 	}
 	return s;
 }
@@ -276,14 +168,14 @@ static const struct kerf_yaml_node *schema_at(const struct kerf_yaml_node *s,
 static void printer_columns(const char *name)
 {
 	const struct kerf_yaml_node *crd = find_kind("CustomResourceDefinition", name);
-	const struct kerf_yaml_node *v = get(get(crd, "spec"), "versions")->items[0];
-	const struct kerf_yaml_node *cols = get(v, "additionalPrinterColumns");
+	const struct kerf_yaml_node *v = yget(yget(crd, "spec"), "versions")->items[0];
+	const struct kerf_yaml_node *cols = yget(v, "additionalPrinterColumns");
 	const struct kerf_yaml_node *schema = crd_schema(name);
 
 	assert_non_null(cols);
 	for (size_t i = 0; i < cols->nr; i++) {
-		const char *jp = text(get(cols->items[i], "jsonPath"));
-		const char *type = text(get(cols->items[i], "type"));
+		const char *jp = ytext(yget(cols->items[i], "jsonPath"));
+		const char *type = ytext(yget(cols->items[i], "type"));
 		const struct kerf_yaml_node *f;
 		bool meta;
 
@@ -297,13 +189,13 @@ static void printer_columns(const char *name)
 		}
 		if (!f)
 			fail_msg("%s: printer column %s: %s is not in the schema", name,
-				 text(get(cols->items[i], "name")), jp);
-		if (!strcmp(type, "integer") ? !is(get(f, "type"), "integer") :
-		    !strcmp(type, "string") ? !is(get(f, "type"), "string") &&
-						  !is(get(f, "x-kubernetes-int-or-string"), "true") :
+				 ytext(yget(cols->items[i], "name")), jp);
+		if (!strcmp(type, "integer") ? !yis(yget(f, "type"), "integer") :
+		    !strcmp(type, "string") ? !yis(yget(f, "type"), "string") &&
+						  !yis(yget(f, "x-kubernetes-int-or-string"), "true") :
 		    true)
 			fail_msg("%s: printer column %s: type %s does not match %s", name,
-				 text(get(cols->items[i], "name")), type, jp);
+				 ytext(yget(cols->items[i], "name")), type, jp);
 	}
 }
 
@@ -314,17 +206,17 @@ static void test_crds_structural(void **state)
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
 		const struct kerf_yaml_node *crd = find_kind("CustomResourceDefinition", crds[i]);
-		const struct kerf_yaml_node *spec = get(crd, "spec");
-		const struct kerf_yaml_node *v = get(spec, "versions")->items[0];
-		const struct kerf_yaml_node *cats = get(get(spec, "names"), "categories");
+		const struct kerf_yaml_node *spec = yget(crd, "spec");
+		const struct kerf_yaml_node *v = yget(spec, "versions")->items[0];
+		const struct kerf_yaml_node *cats = yget(yget(spec, "names"), "categories");
 
-		assert_true(is(get(spec, "group"), "kerf.io"));
-		assert_true(is(get(spec, "scope"), "Cluster"));
-		assert_true(is(get(v, "name"), "v1alpha1"));
-		assert_true(is(get(v, "served"), "true") && is(get(v, "storage"), "true"));
-		assert_non_null(get(get(v, "subresources"), "status"));
-		assert_true(cats && cats->nr == 1 && is(cats->items[0], "kerf"));
-		assert_non_null(get(get(spec, "names"), "shortNames"));
+		assert_true(yis(yget(spec, "group"), "kerf.io"));
+		assert_true(yis(yget(spec, "scope"), "Cluster"));
+		assert_true(yis(yget(v, "name"), "v1alpha1"));
+		assert_true(yis(yget(v, "served"), "true") && yis(yget(v, "storage"), "true"));
+		assert_non_null(yget(yget(v, "subresources"), "status"));
+		assert_true(cats && cats->nr == 1 && yis(cats->items[0], "kerf"));
+		assert_non_null(yget(yget(spec, "names"), "shortNames"));
 		structural(crd_schema(crds[i]), crds[i]);
 		printer_columns(crds[i]);
 	}
@@ -390,14 +282,14 @@ static void test_decoder_fields_in_schema(void **state)
 			fail_msg("GPUPool: the decoder reads %s, not in the schema", gpupool_fields[i]);
 	for (size_t i = 0; i < sizeof(enums) / sizeof(enums[0]); i++) {
 		const struct kerf_yaml_node *e =
-			get(schema_at(crd_schema(enums[i].crd), enums[i].path, &meta), "enum");
+			yget(schema_at(crd_schema(enums[i].crd), enums[i].path, &meta), "enum");
 		char got[256] = "";
 		size_t len = 0;
 
 		assert_non_null(e);
 		for (size_t j = 0; j < e->nr; j++)
 			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s",
-						j ? "," : "", text(e->items[j]));
+						j ? "," : "", ytext(e->items[j]));
 		if (strcmp(got, enums[i].words))
 			fail_msg("%s %s: enum %s, the decoder reads %s", enums[i].crd,
 				 enums[i].path, got, enums[i].words);
@@ -414,30 +306,30 @@ static int cmp_str(const void *a, const void *b)
 /* Every (group, resource, names, verb) a role grants, sorted, as one text. */
 static void grants(const struct kerf_yaml_node *role, char *out, size_t size)
 {
-	const struct kerf_yaml_node *rules = get(role, "rules");
+	const struct kerf_yaml_node *rules = yget(role, "rules");
 	char *v[256];
 	size_t n = 0, len = 0;
 
 	assert_non_null(rules);
 	for (size_t r = 0; r < rules->nr; r++) {
 		const struct kerf_yaml_node *x = rules->items[r];
-		const struct kerf_yaml_node *g = get(x, "apiGroups"), *res = get(x, "resources");
-		const struct kerf_yaml_node *verbs = get(x, "verbs"), *names = get(x, "resourceNames");
+		const struct kerf_yaml_node *g = yget(x, "apiGroups"), *res = yget(x, "resources");
+		const struct kerf_yaml_node *verbs = yget(x, "verbs"), *names = yget(x, "resourceNames");
 
-		assert_null(get(x, "nonResourceURLs"));
+		assert_null(yget(x, "nonResourceURLs"));
 		assert_true(g && res && verbs);
 		for (size_t a = 0; a < g->nr; a++)
 			for (size_t b = 0; b < res->nr; b++)
 				for (size_t c = 0; c < verbs->nr; c++) {
 					char buf[256];
 
-					if (is(g->items[a], "*") || is(res->items[b], "*") ||
-					    is(verbs->items[c], "*") || strchr(text(res->items[b]), '*'))
+					if (yis(g->items[a], "*") || yis(res->items[b], "*") ||
+					    yis(verbs->items[c], "*") || strchr(ytext(res->items[b]), '*'))
 						fail_msg("a wildcard in %s",
-							 text(get(get(role, "metadata"), "name")));
-					snprintf(buf, sizeof(buf), "%s|%s|%s|%s", text(g->items[a]),
-						 text(res->items[b]),
-						 names ? text(names->items[0]) : "", text(verbs->items[c]));
+							 ytext(yget(yget(role, "metadata"), "name")));
+					snprintf(buf, sizeof(buf), "%s|%s|%s|%s", ytext(g->items[a]),
+						 ytext(res->items[b]),
+						 names ? ytext(names->items[0]) : "", ytext(verbs->items[c]));
 					assert_true(n < 256);
 					v[n] = strdup(buf);
 					assert_non_null(v[n]);
@@ -483,23 +375,23 @@ static void test_rbac(void **state)
 	assert_string_equal(got, want_cluster);
 	grants(role, got, sizeof(got));
 	assert_string_equal(got, want_role);
-	assert_true(is(get(get(role, "metadata"), "namespace"), "kerf-system"));
+	assert_true(yis(yget(yget(role, "metadata"), "namespace"), "kerf-system"));
 	for (size_t i = 0; i < 2; i++) {
 		const struct kerf_yaml_node *b = i ? rb : crb;
-		const struct kerf_yaml_node *s = get(b, "subjects");
+		const struct kerf_yaml_node *s = yget(b, "subjects");
 
 		assert_true(s && s->nr == 1);
-		assert_true(is(get(s->items[0], "kind"), "ServiceAccount"));
-		assert_true(is(get(s->items[0], "name"), "kerf"));
-		assert_true(is(get(s->items[0], "namespace"), "kerf-system"));
+		assert_true(yis(yget(s->items[0], "kind"), "ServiceAccount"));
+		assert_true(yis(yget(s->items[0], "name"), "kerf"));
+		assert_true(yis(yget(s->items[0], "namespace"), "kerf-system"));
 	}
 	/* every namespaced object of ours is in kerf-system */
-	for (size_t i = 0; i < nr_files; i++) {
-		const struct kerf_yaml_node *r = files[i].doc.root;
-		const struct kerf_yaml_node *ns = get(get(r, "metadata"), "namespace");
+	for (size_t i = 0; i < deploy_nr_files; i++) {
+		const struct kerf_yaml_node *r = deploy_files[i].doc.root;
+		const struct kerf_yaml_node *ns = yget(yget(r, "metadata"), "namespace");
 
 		if (ns)
-			assert_true(is(ns, "kerf-system"));
+			assert_true(yis(ns, "kerf-system"));
 	}
 }
 
@@ -512,39 +404,41 @@ static const char *const serve_flags[] = {
 	"--renew-deadline=10s", "--retry-period=2s", "--identity=$(POD_NAME)",
 	"--scheduler-name=kerf", "--metrics-addr=:8080",
 	"--qps=50", "--burst=100", "--policy=kerf",
+	"--webhook-addr=:8443", "--webhook-cert=/etc/kerf/webhook/tls.crt",
+	"--webhook-key=/etc/kerf/webhook/tls.key",
 };
 
 static void test_deployment(void **state)
 {
 	const struct kerf_yaml_node *d = find_kind("Deployment", "kerf-serve");
-	const struct kerf_yaml_node *pod = get(get(get(d, "spec"), "template"), "spec");
+	const struct kerf_yaml_node *pod = yget(yget(yget(d, "spec"), "template"), "spec");
 	const struct kerf_yaml_node *c, *sc, *args, *drop, *res;
 	const struct kerf_yaml_node *pdb = find_kind("PodDisruptionBudget", "kerf-serve");
 
 	(void)state;
-	assert_true(is(get(get(d, "spec"), "replicas"), "2"));
-	assert_true(is(get(pod, "serviceAccountName"), "kerf"));
-	assert_true(is(get(get(pod, "securityContext"), "runAsNonRoot"), "true"));
-	assert_true(get(pod, "containers")->nr == 1);
-	c = get(pod, "containers")->items[0];
-	sc = get(c, "securityContext");
-	assert_true(is(get(sc, "readOnlyRootFilesystem"), "true"));
-	assert_true(is(get(sc, "allowPrivilegeEscalation"), "false"));
-	assert_true(is(get(sc, "privileged"), "false"));
-	drop = get(get(sc, "capabilities"), "drop");
-	assert_true(drop && drop->nr == 1 && is(drop->items[0], "ALL"));
-	assert_true(is(get(get(get(c, "livenessProbe"), "httpGet"), "path"), "/healthz"));
-	assert_true(is(get(get(get(c, "readinessProbe"), "httpGet"), "path"), "/readyz"));
-	res = get(c, "resources");
-	assert_non_null(get(get(res, "requests"), "cpu"));
-	assert_non_null(get(get(res, "requests"), "memory"));
-	assert_non_null(get(get(res, "limits"), "memory"));
-	args = get(c, "args");
+	assert_true(yis(yget(yget(d, "spec"), "replicas"), "2"));
+	assert_true(yis(yget(pod, "serviceAccountName"), "kerf"));
+	assert_true(yis(yget(yget(pod, "securityContext"), "runAsNonRoot"), "true"));
+	assert_true(yget(pod, "containers")->nr == 1);
+	c = yget(pod, "containers")->items[0];
+	sc = yget(c, "securityContext");
+	assert_true(yis(yget(sc, "readOnlyRootFilesystem"), "true"));
+	assert_true(yis(yget(sc, "allowPrivilegeEscalation"), "false"));
+	assert_true(yis(yget(sc, "privileged"), "false"));
+	drop = yget(yget(sc, "capabilities"), "drop");
+	assert_true(drop && drop->nr == 1 && yis(drop->items[0], "ALL"));
+	assert_true(yis(yget(yget(yget(c, "livenessProbe"), "httpGet"), "path"), "/healthz"));
+	assert_true(yis(yget(yget(yget(c, "readinessProbe"), "httpGet"), "path"), "/readyz"));
+	res = yget(c, "resources");
+	assert_non_null(yget(yget(res, "requests"), "cpu"));
+	assert_non_null(yget(yget(res, "requests"), "memory"));
+	assert_non_null(yget(yget(res, "limits"), "memory"));
+	args = yget(c, "args");
 	assert_non_null(args);
 	assert_int_equal(args->nr, sizeof(serve_flags) / sizeof(serve_flags[0]));
 	for (size_t i = 0; i < args->nr; i++)
-		assert_string_equal(text(args->items[i]), serve_flags[i]);
-	assert_true(is(get(get(pdb, "spec"), "minAvailable"), "1"));
+		assert_string_equal(ytext(args->items[i]), serve_flags[i]);
+	assert_true(yis(yget(yget(pdb, "spec"), "minAvailable"), "1"));
 	assert_non_null(find_kind("Service", "kerf-serve"));
 	assert_non_null(find_kind("Namespace", "kerf-system"));
 	assert_non_null(find_kind("ServiceAccount", "kerf"));
@@ -560,5 +454,5 @@ int main(void)
 		cmocka_unit_test(test_deployment),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, deploy_load, deploy_release);
 }
