@@ -127,6 +127,50 @@ static void *find(const void *arr, size_t nr, size_t size, const char *name,
 		? find_linear(p->arr, p->nr, sizeof(*p->arr), name)             \
 		: slot((void **)&p->arr, &p->nr, &p->cap, sizeof(*p->arr))))
 
+int kerf_admission_policy_add_ns(struct kerf_admission_policy *p,
+				 const char *name, const char *tenant)
+{
+	struct kerf_admission_ns *ns;
+
+	if (p->sealed || strlen(name) >= KERF_KOBJ_NAME_MAX ||
+	    strlen(tenant) >= KERF_KOBJ_NAME_MAX)
+		return -KERF_EINVAL;
+	ns = PUT(p, ns, nr_ns, cap_ns, name);
+	if (!ns)
+		return -KERF_ENOMEM;
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	snprintf(ns->tenant, sizeof(ns->tenant), "%s", tenant);
+	return 0;
+}
+
+int kerf_admission_policy_add_tenant(struct kerf_admission_policy *p,
+				     const struct kerf_kobj_tenant *t)
+{
+	struct kerf_kobj_tenant *slot_t;
+
+	if (p->sealed)
+		return -KERF_EINVAL;
+	slot_t = PUT(p, tenants, nr_tenants, cap_tenants, t->name);
+	if (!slot_t)
+		return -KERF_ENOMEM;
+	*slot_t = *t;
+	return 0;
+}
+
+int kerf_admission_policy_add_class(struct kerf_admission_policy *p,
+				    const struct kerf_kpc *c)
+{
+	struct kerf_kpc *slot_c;
+
+	if (p->sealed)
+		return -KERF_EINVAL;
+	slot_c = PUT(p, classes, nr_classes, cap_classes, c->name);
+	if (!slot_c)
+		return -KERF_ENOMEM;
+	*slot_c = *c;
+	return 0;
+}
+
 static int add_namespace(struct kerf_admission_policy *p, const json_t *obj,
 			 struct kerf_err *err)
 {
@@ -134,7 +178,6 @@ static int add_namespace(struct kerf_admission_policy *p, const json_t *obj,
 	const json_t *labels = kerf_json_get(meta, "labels");
 	const json_t *v = kerf_json_get(labels, KERF_LABEL_TENANT);
 	char name[KERF_KOBJ_NAME_MAX], tenant[KERF_KOBJ_NAME_MAX] = "";
-	struct kerf_admission_ns *ns;
 	int rc;
 
 	rc = kerf_kobj_get_name(kerf_json_get(meta, "name"), "metadata.name",
@@ -142,14 +185,7 @@ static int add_namespace(struct kerf_admission_policy *p, const json_t *obj,
 	if (rc == 0 && v)
 		rc = kerf_kobj_get_name(v, "metadata.labels.kerf.io/tenant",
 					false, tenant, err);
-	if (rc < 0)
-		return rc;
-	ns = PUT(p, ns, nr_ns, cap_ns, name);
-	if (!ns)
-		return -KERF_ENOMEM;
-	memcpy(ns->name, name, sizeof(name));
-	memcpy(ns->tenant, tenant, sizeof(tenant));
-	return 0;
+	return rc < 0 ? rc : kerf_admission_policy_add_ns(p, name, tenant);
 }
 
 /* One GPU's memory: the MIG table's, else the model name's "-80GB". */
@@ -169,26 +205,38 @@ static int32_t model_mem_mib(const struct kerf_kobj_gpupool *pool)
 	return (int32_t)(gb * 1024);
 }
 
+int kerf_admission_policy_add_pool(struct kerf_admission_policy *p,
+				   const struct kerf_kobj_gpupool *gp,
+				   int32_t gpus)
+{
+	struct kerf_admission_pool *ap;
+
+	if (p->sealed)
+		return -KERF_EINVAL;
+	ap = PUT(p, pools, nr_pools, cap_pools, gp->name);
+	if (!ap)
+		return -KERF_ENOMEM;
+	ap->p = *gp;
+	ap->gpu_mem_mib = model_mem_mib(gp);
+	ap->gpus = gpus;
+	return 0;
+}
+
 static int add_pool(struct kerf_admission_policy *p, const json_t *obj,
 		    struct kerf_err *err)
 {
-	struct kerf_admission_pool *ap, tmp;
+	struct kerf_kobj_gpupool gp;
 	const json_t *gpus = kerf_json_get(kerf_json_get(obj, "status"), "gpus");
 	int rc;
 
-	memset(&tmp, 0, sizeof(tmp));
-	rc = kerf_kobj_gpupool_decode(obj, &tmp.p, err);
+	memset(&gp, 0, sizeof(gp));
+	rc = kerf_kobj_gpupool_decode(obj, &gp, err);
 	if (rc < 0)
 		return rc;
-	tmp.gpu_mem_mib = model_mem_mib(&tmp.p);
-	tmp.gpus = json_is_integer(gpus) && json_integer_value(gpus) >= 0 &&
-		   json_integer_value(gpus) <= INT32_MAX
-		? (int32_t)json_integer_value(gpus) : -1;
-	ap = PUT(p, pools, nr_pools, cap_pools, tmp.p.name);
-	if (!ap)
-		return -KERF_ENOMEM;
-	*ap = tmp;
-	return 0;
+	return kerf_admission_policy_add_pool(p, &gp,
+		json_is_integer(gpus) && json_integer_value(gpus) >= 0 &&
+		json_integer_value(gpus) <= INT32_MAX
+		? (int32_t)json_integer_value(gpus) : -1);
 }
 
 void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,
@@ -216,29 +264,17 @@ int kerf_admission_policy_add(struct kerf_admission_policy *p,
 	if (!strcmp(kind, "Namespace") && !strcmp(api, "v1"))
 		return add_namespace(p, obj, err);
 	if (!strcmp(kind, "Tenant") && !strcmp(api, "kerf.io/v1alpha1")) {
-		struct kerf_kobj_tenant *t, tmp;
-		int rc = kerf_kobj_tenant_decode(obj, &tmp, err);
+		struct kerf_kobj_tenant t;
+		int rc = kerf_kobj_tenant_decode(obj, &t, err);
 
-		if (rc < 0)
-			return rc;
-		t = PUT(p, tenants, nr_tenants, cap_tenants, tmp.name);
-		if (!t)
-			return -KERF_ENOMEM;
-		*t = tmp;
-		return 0;
+		return rc < 0 ? rc : kerf_admission_policy_add_tenant(p, &t);
 	}
 	if (!strcmp(kind, "PriorityClass") &&
 	    !strcmp(api, "scheduling.k8s.io/v1")) {
-		struct kerf_kpc *c, tmp;
-		int rc = kerf_kpc_decode(obj, &tmp, err);
+		struct kerf_kpc c;
+		int rc = kerf_kpc_decode(obj, &c, err);
 
-		if (rc < 0)
-			return rc;
-		c = PUT(p, classes, nr_classes, cap_classes, tmp.name);
-		if (!c)
-			return -KERF_ENOMEM;
-		*c = tmp;
-		return 0;
+		return rc < 0 ? rc : kerf_admission_policy_add_class(p, &c);
 	}
 	if (!strcmp(kind, "GPUPool") && !strcmp(api, "kerf.io/v1alpha1"))
 		return add_pool(p, obj, err);

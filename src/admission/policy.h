@@ -109,6 +109,17 @@ int kerf_admission_policy_new(const struct kerf_admission_config *cfg,
 int kerf_admission_policy_add(struct kerf_admission_policy *p,
 			      const json_t *obj, struct kerf_err *err);
 
+/* The same from decoded objects (kerf serve's caches). */
+int kerf_admission_policy_add_ns(struct kerf_admission_policy *p,
+				 const char *name, const char *tenant);
+int kerf_admission_policy_add_tenant(struct kerf_admission_policy *p,
+				     const struct kerf_kobj_tenant *t);
+int kerf_admission_policy_add_class(struct kerf_admission_policy *p,
+				    const struct kerf_kpc *c);
+int kerf_admission_policy_add_pool(struct kerf_admission_policy *p,
+				   const struct kerf_kobj_gpupool *gp,
+				   int32_t gpus);
+
 /* Set how many GPUs a pool has (kerf serve knows; a file may say). */
 void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,
 				     const char *pool, int32_t gpus);

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "admission/policy.h"
 #include "base/buf.h"
 #include "base/grow.h"
 #include "base/map.h"
@@ -1737,4 +1738,63 @@ void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms)
 	c->now_ms = now_ms;
 	if (c->o.leader_elect && kerf_elector_release(&c->el, now_ms, &r, &err) == 1)
 		send_lease(c, &r, now_ms);
+}
+
+/* --- the admission webhook's snapshot ------------------------------------ */
+
+uint64_t kerf_controller_policy_generation(const struct kerf_controller *c)
+{
+	static const int inputs[] = { INF_NAMESPACES, INF_TENANTS,
+				      INF_PRIORITY_CLASSES, INF_GPUPOOLS, INF_NODES };
+	uint64_t gen = 0;
+
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		const struct kerf_informer_stats *st = kerf_informer_stats(c->inf[inputs[i]]);
+
+		gen += st->adds + st->updates + st->deletes + st->lists;
+	}
+	return gen;
+}
+
+int kerf_controller_admission_policy(const struct kerf_controller *c,
+				     const struct kerf_admission_config *cfg,
+				     struct kerf_admission_policy **out)
+{
+	struct kerf_admission_policy *p;
+	int rc = kerf_admission_policy_new(cfg, &p);
+
+	for (size_t i = 0; rc == 0 && i < kerf_informer_size(c->inf[INF_NAMESPACES]); i++) {
+		const struct kns *n = kerf_informer_at(c->inf[INF_NAMESPACES], i, NULL);
+
+		if (n)
+			rc = kerf_admission_policy_add_ns(p, n->name, n->tenant);
+	}
+	for (size_t i = 0; rc == 0 && i < kerf_informer_size(c->inf[INF_TENANTS]); i++) {
+		const struct kerf_ctenant *ct = kerf_informer_at(c->inf[INF_TENANTS], i, NULL);
+
+		if (ct)
+			rc = kerf_admission_policy_add_tenant(p, &ct->t);
+	}
+	for (size_t i = 0; rc == 0 && i < kerf_informer_size(c->inf[INF_PRIORITY_CLASSES]); i++) {
+		const struct kerf_kpc *pc = kerf_informer_at(c->inf[INF_PRIORITY_CLASSES], i, NULL);
+
+		if (pc)
+			rc = kerf_admission_policy_add_class(p, pc);
+	}
+	for (size_t i = 0; rc == 0 && i < kerf_informer_size(c->inf[INF_GPUPOOLS]); i++) {
+		const struct kerf_cpool *cp = kerf_informer_at(c->inf[INF_GPUPOOLS], i, NULL);
+		struct kerf_world_pool_usage u;
+
+		if (!cp || !cp->accepted)
+			continue;
+		kerf_world_pool_usage(c->w, cp->p.name, &u);
+		rc = kerf_admission_policy_add_pool(p, &cp->p, (int32_t)u.gpus);
+	}
+	if (rc < 0) {
+		kerf_admission_policy_put(p);
+		return rc;
+	}
+	kerf_admission_policy_seal(p);
+	*out = p;
+	return 0;
 }

@@ -114,6 +114,25 @@ kerf_controller_informer(const struct kerf_controller *c, unsigned k,
 void kerf_controller_informer_totals(const struct kerf_controller *c,
 				     struct kerf_informer_stats *sum);
 
+/*
+ * A number that changes whenever a cached Namespace, Tenant,
+ * PriorityClass, GPUPool or Node changes: the inputs of the admission
+ * webhook's policy snapshot.
+ */
+uint64_t kerf_controller_policy_generation(const struct kerf_controller *c);
+
+/*
+ * A new sealed admission snapshot (admission/policy.h) of what the caches
+ * hold now, with settings cfg: every namespace and its tenant, every
+ * Tenant, PriorityClass and accepted GPUPool (with the GPUs of the nodes
+ * it selects).  0 or -KERF_ENOMEM.
+ */
+struct kerf_admission_config;
+struct kerf_admission_policy;
+int kerf_controller_admission_policy(const struct kerf_controller *c,
+				     const struct kerf_admission_config *cfg,
+				     struct kerf_admission_policy **out);
+
 /* On shutdown: give the lease back (a request; poll until in_flight is 0). */
 void kerf_controller_stop(struct kerf_controller *c, int64_t now_ms);
 
