@@ -9,6 +9,7 @@
  * new resourceVersion, no event).
  */
 #include "testapi/testapi_int.h"
+#include "testapi/webhook.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,17 @@
 #include "base/buf.h"
 
 enum { MAX_JSON_DEPTH = 64 };
+
+/* dst[key] = src[key], or no key when src has none. */
+static void keep_key(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+
+	if (v)
+		json_object_set(dst, key, v);
+	else
+		json_object_del(dst, key);
+}
 
 json_t *kerf_ta_out(const struct kerf_ta_kind *k, const json_t *stored)
 {
@@ -139,6 +151,71 @@ static int check_labels(struct kerf_ta_ctx *c, const json_t *obj,
 	return 0;
 }
 
+/*
+ * Admission webhooks on a create: the mutating ones see the object before
+ * the server stamps it (no uid, creationTimestamp, generation; a pod's
+ * status as sent), the validating ones the object as it will be stored.
+ * 0, or -1 with rs set.
+ */
+static int admit_create(struct kerf_ta_ctx *c, json_t *obj)
+{
+	static const char *const stamps[] = { "uid", "creationTimestamp",
+					      "generation" };
+	const struct kerf_ta_kind *k = c->k;
+	struct kerf_ta_admit a;
+	json_t *view, *md, *causes;
+	bool unlocked = false;
+	size_t i;
+	int rc;
+
+	kerf_ta_admit_init(c, &a, "CREATE");
+	a.name = kerf_ta_str(obj, "metadata.name");
+	view = json_deep_copy(obj);
+	md = json_object_get(view, "metadata");
+	for (i = 0; i < sizeof(stamps) / sizeof(*stamps); i++)
+		json_object_del(md, stamps[i]);
+	if (k->hooks == &kerf_ta_pod_hooks)
+		json_object_set_new(view, "status", json_object());
+	a.obj = view;
+	rc = kerf_ta_admit_mutate(c, &a, &unlocked);
+	if (rc == 0 && unlocked) {
+		/* the server's stamps and status again, over the webhooks' */
+		md = kerf_ta_path_mk(view, "metadata");
+		for (i = 0; i < sizeof(stamps) / sizeof(*stamps); i++) {
+			json_t *v = kerf_ta_path(obj, "metadata");
+
+			v = json_object_get(v, stamps[i]);
+			if (v)
+				json_object_set(md, stamps[i], v);
+			else
+				json_object_del(md, stamps[i]);
+		}
+		keep_key(view, obj, "status");
+		keep_key(view, obj, "kind");
+		keep_key(view, obj, "apiVersion");
+		if (k->flags & KERF_TA_NAMESPACED)
+			keep_key(md, kerf_ta_path(obj, "metadata"), "namespace");
+		json_object_clear(obj);
+		json_object_update(obj, view);
+		causes = json_array();
+		check_labels(c, obj, causes);
+		if (json_array_size(causes)) {
+			kerf_ta_invalid(c->rs, k, kerf_ta_str(obj, "metadata.name"),
+					causes);
+			rc = -1;
+		} else {
+			json_decref(causes);
+		}
+	}
+	if (rc == 0) {
+		a.obj = obj;
+		rc = kerf_ta_admit_validate(c, &a, &unlocked);
+	}
+	json_decref(view);
+	kerf_ta_admit_release(&a);
+	return rc;
+}
+
 static const char gen_chars[] = "bcdfghjklmnpqrstvwxz2456789";
 
 static void create(struct kerf_ta_ctx *c)
@@ -199,16 +276,6 @@ static void create(struct kerf_ta_ctx *c)
 				"namespaces \"%s\" not found", rq->ns);
 		goto out;
 	}
-	if (kerf_ta_obj_get(k->res, (k->flags & KERF_TA_NAMESPACED) ? rq->ns : NULL,
-			    name)) {
-		char res[256];
-
-		kerf_ta_statusf(c->rs, 409, "AlreadyExists",
-				kerf_ta_details(k, name),
-				"%s \"%s\" already exists",
-				kerf_ta_resource_name(k, res, sizeof(res)), name);
-		goto out;
-	}
 	kerf_ta_new_uid(c->st, uid);
 	kerf_ta_now(now);
 	json_object_del(md, "resourceVersion");
@@ -237,6 +304,19 @@ static void create(struct kerf_ta_ctx *c)
 	json_decref(causes);
 	if (k->hooks && k->hooks->create && k->hooks->create(c, obj) < 0)
 		goto out;
+	if (admit_create(c, obj) < 0)
+		goto out;
+	name = kerf_ta_str(obj, "metadata.name");
+	if (kerf_ta_obj_get(k->res, (k->flags & KERF_TA_NAMESPACED) ? rq->ns : NULL,
+			    name)) {
+		char res[256];
+
+		kerf_ta_statusf(c->rs, 409, "AlreadyExists",
+				kerf_ta_details(k, name),
+				"%s \"%s\" already exists",
+				kerf_ta_resource_name(k, res, sizeof(res)), name);
+		goto out;
+	}
 	if (c->dry_run) {
 		kerf_ta_send_json(c->rs, 201, kerf_ta_out(k, obj),
 				  k->flags & KERF_TA_CUSTOM);
@@ -304,14 +384,117 @@ static bool spec_changed(const struct kerf_ta_kind *k, const json_t *a,
 	return false;
 }
 
-static void keep(json_t *dst, const json_t *src, const char *key)
+/*
+ * After webhooks were called without the lock: *op looked up again by the
+ * name of old, which must still be there at resourceVersion rv (gone:
+ * 404; changed meanwhile: 409).  0 or -1 with rs set.
+ */
+static int look_again(struct kerf_ta_ctx *c, struct kerf_ta_obj **op,
+		      const json_t *old, const char *rv)
 {
-	json_t *v = json_object_get(src, key);
+	const char *name = kerf_ta_str(old, "metadata.name");
+	struct kerf_ta_obj *o = kerf_ta_obj_get(c->k->res,
+						kerf_ta_str(old, "metadata.namespace"),
+						name);
+	const char *now = o ? kerf_ta_str(o->obj, "metadata.resourceVersion") :
+			      NULL;
 
-	if (v)
-		json_object_set(dst, key, v);
-	else
-		json_object_del(dst, key);
+	if (!o)
+		return kerf_ta_not_found(c->rs, c->k, name);
+	if (!rv || !now || strcmp(rv, now))
+		return kerf_ta_conflict_modified(c->rs, c->k, name);
+	*op = o;
+	return 0;
+}
+
+/* The DeleteOptions a webhook sees: the body's, with the query's. */
+static json_t *delete_options(struct kerf_ta_ctx *c, const json_t *opts)
+{
+	static const char *const keys[] = { "gracePeriodSeconds",
+		"preconditions", "orphanDependents", "propagationPolicy",
+		"dryRun" };
+	const char *g = kerf_ta_param(c->rq, "gracePeriodSeconds");
+	const char *pp = kerf_ta_param(c->rq, "propagationPolicy");
+	json_t *o = json_pack("{ssss}", "kind", "DeleteOptions", "apiVersion",
+			      "meta.k8s.io/v1");
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		json_t *v = json_object_get(opts, keys[i]);
+
+		if (!v && i == 0 && g)
+			v = json_integer(strtoll(g, NULL, 10));
+		else if (!v && i == 3 && pp)
+			v = json_string(pp);
+		else if (!v && i == 4 && c->dry_run)
+			v = json_pack("[s]", "All");
+		else
+			json_incref(v);
+		if (v)
+			json_object_set_new(o, keys[i], v);
+	}
+	return o;
+}
+
+/*
+ * Validating webhooks on a delete of *op, old being what is deleted (the
+ * stored object, or the pod after its graceful step).  0 or -1.
+ */
+static int admit_delete(struct kerf_ta_ctx *c, struct kerf_ta_obj **op,
+			const json_t *old, const json_t *opts)
+{
+	struct kerf_ta_admit a;
+	json_t *keep_old = json_incref((json_t *)old);
+	char *rv = kerf_strdup(kerf_ta_str((*op)->obj, "metadata.resourceVersion"));
+	bool unlocked = false;
+	int rc;
+
+	if (c->no_admission) {
+		json_decref(keep_old);
+		free(rv);
+		return 0;
+	}
+	kerf_ta_admit_init(c, &a, "DELETE");
+	json_decref(a.options);
+	a.options = delete_options(c, opts);
+	a.name = kerf_ta_str(old, "metadata.name");
+	a.at.sub = "";
+	a.old = keep_old;
+	rc = kerf_ta_admit_validate(c, &a, &unlocked);
+	if (rc == 0 && unlocked)
+		rc = look_again(c, op, (*op)->obj, rv);
+	kerf_ta_admit_release(&a);
+	json_decref(keep_old);
+	free(rv);
+	return rc;
+}
+
+/*
+ * Admission webhooks on an update of *op to obj (mutating ones change
+ * obj).  When the store's lock was released, the object is looked up
+ * again: gone is 404, changed meanwhile is 409 (the real server would
+ * try again; see docs/testapi.md).  0, or -1 with rs set.
+ */
+static int admit_update(struct kerf_ta_ctx *c, struct kerf_ta_obj **op,
+			json_t *obj, bool mutating)
+{
+	struct kerf_ta_admit a;
+	json_t *old = json_incref((*op)->obj);
+	char *rv = kerf_strdup(kerf_ta_str(old, "metadata.resourceVersion"));
+	bool unlocked = false;
+	int rc;
+
+	kerf_ta_admit_init(c, &a, "UPDATE");
+	a.obj = obj;
+	a.old = old;
+	rc = mutating ? kerf_ta_admit_mutate(c, &a, &unlocked) :
+			kerf_ta_admit_validate(c, &a, &unlocked);
+	if (rc == 0 && unlocked)
+		rc = look_again(c, op, old, rv);
+	kerf_ta_admit_release(&a);
+	json_decref(old);
+	free(rv);
+	return rc;
 }
 
 /*
@@ -336,32 +519,39 @@ int kerf_ta_write_update(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 		json_decref(obj);
 		return kerf_ta_conflict_modified(c->rs, k, c->rq->name);
 	}
+	if (admit_update(c, &o, obj, true) < 0) {
+		json_decref(obj);
+		return -1;
+	}
+	old = o->obj;
+	omd = json_object_get(old, "metadata");
+	md = kerf_ta_path_mk(obj, "metadata");
 	if (!strcmp(sub, "status")) {
 		json_t *n = json_deep_copy(old);
 		json_t *nmd = json_object_get(n, "metadata");
 
-		keep(n, obj, "status");
+		keep_key(n, obj, "status");
 		if (!strcmp(k->plural, "pods") && !*k->group) {
-			keep(nmd, md, "labels");
-			keep(nmd, md, "annotations");
+			keep_key(nmd, md, "labels");
+			keep_key(nmd, md, "annotations");
 		}
 		json_decref(obj);
 		obj = n;
 		md = nmd;
 	} else if (k->flags & KERF_TA_STATUS) {
-		keep(obj, old, "status");
+		keep_key(obj, old, "status");
 	}
-	keep(md, omd, "name");
-	keep(md, omd, "namespace");
-	keep(md, omd, "uid");
-	keep(md, omd, "creationTimestamp");
-	keep(md, omd, "generation");
-	keep(md, omd, "deletionTimestamp");
-	keep(md, omd, "deletionGracePeriodSeconds");
-	keep(md, omd, "resourceVersion");
+	keep_key(md, omd, "name");
+	keep_key(md, omd, "namespace");
+	keep_key(md, omd, "uid");
+	keep_key(md, omd, "creationTimestamp");
+	keep_key(md, omd, "generation");
+	keep_key(md, omd, "deletionTimestamp");
+	keep_key(md, omd, "deletionGracePeriodSeconds");
+	keep_key(md, omd, "resourceVersion");
 	json_object_del(md, "managedFields");
-	keep(obj, old, "apiVersion");
-	keep(obj, old, "kind");
+	keep_key(obj, old, "apiVersion");
+	keep_key(obj, old, "kind");
 	causes = json_array();
 	check_labels(c, obj, causes);
 	if (json_array_size(causes)) {
@@ -377,6 +567,11 @@ int kerf_ta_write_update(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 		gen = json_integer_value(json_object_get(md, "generation"));
 		json_object_set_new(md, "generation", json_integer(gen + 1));
 	}
+	if (admit_update(c, &o, obj, false) < 0) {
+		json_decref(obj);
+		return -1;
+	}
+	old = o->obj;
 	cmp = obj;
 	if (json_equal(cmp, old) || c->dry_run) {
 		kerf_ta_send_json(c->rs, 200,
@@ -496,6 +691,8 @@ int kerf_ta_delete_obj(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 		grace = json_integer_value(g);
 	else if (q)
 		grace = strtoll(q, NULL, 10);
+	if (!is_pod && admit_delete(c, &o, o->obj, opts) < 0)
+		return -1;
 	if (!is_pod && !is_ns) {
 		*shown = json_pack("{sssss{}ss}", "kind", "Status",
 				   "apiVersion", "v1", "metadata", "status",
@@ -538,6 +735,10 @@ int kerf_ta_delete_obj(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 		*shown = n;
 		return 0;
 	}
+	if (admit_delete(c, &o, o->obj, opts) < 0) {
+		json_decref(n);
+		return -1;
+	}
 	kerf_ta_now_plus(now, grace);
 	json_object_set_new(md, "deletionTimestamp", json_string(now));
 	json_object_set_new(md, "deletionGracePeriodSeconds",
@@ -548,12 +749,24 @@ int kerf_ta_delete_obj(struct kerf_ta_ctx *c, struct kerf_ta_obj *o,
 				    json_integer(json_integer_value(json_object_get(md, "generation")) + 1));
 	if (dry) {
 		*shown = n;
+		if (grace == 0 && admit_delete(c, &o, n, opts) < 0) {
+			json_decref(n);
+			*shown = NULL;
+			return -1;
+		}
 		return 0;
 	}
 	kerf_ta_obj_update(c->st, k->res, o, n);
 	*shown = json_deep_copy(o->obj);
-	if (grace == 0)
+	if (grace == 0) {
+		/* the real server's second step: the delete itself */
+		if (admit_delete(c, &o, o->obj, opts) < 0) {
+			json_decref(*shown);
+			*shown = NULL;
+			return -1;
+		}
 		kerf_ta_obj_delete(c->st, k->res, o);
+	}
 	return 0;
 }
 

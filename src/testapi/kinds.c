@@ -7,6 +7,7 @@
  * events, converted field by field both ways).
  */
 #include "testapi/testapi_int.h"
+#include "testapi/webhook.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +420,16 @@ static const struct builtin builtins[] = {
 	{ "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass",
 	  "PriorityClass", "priorityclasses.scheduling.k8s.io", "[\"pc\"]",
 	  KERF_TA_GENERATION, verbs_all, NULL },
+	{ "admissionregistration.k8s.io", "v1",
+	  "mutatingwebhookconfigurations", "mutatingwebhookconfiguration",
+	  "MutatingWebhookConfiguration",
+	  "mutatingwebhookconfigurations.admissionregistration.k8s.io", NULL,
+	  KERF_TA_GENERATION, verbs_all, &kerf_ta_mwc_hooks },
+	{ "admissionregistration.k8s.io", "v1",
+	  "validatingwebhookconfigurations", "validatingwebhookconfiguration",
+	  "ValidatingWebhookConfiguration",
+	  "validatingwebhookconfigurations.admissionregistration.k8s.io", NULL,
+	  KERF_TA_GENERATION, verbs_all, &kerf_ta_vwc_hooks },
 	{ "apiextensions.k8s.io", "v1", "customresourcedefinitions",
 	  "customresourcedefinition", "CustomResourceDefinition",
 	  "customresourcedefinitions.apiextensions.k8s.io", "[\"crd\",\"crds\"]",
@@ -449,6 +460,8 @@ int kerf_ta_kinds_builtin(struct kerf_testapi_store *st)
 		k->short_names = b->short_names ?
 			json_loads(b->short_names, 0, NULL) : NULL;
 		k->flags = b->flags;
+		if (!strcmp(b->group, "admissionregistration.k8s.io"))
+			k->categories = json_pack("[s]", "api-extensions");
 		k->verbs = b->verbs;
 		k->hooks = b->hooks;
 		k->res = kerf_ta_res_get(st, b->res);

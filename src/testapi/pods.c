@@ -19,6 +19,7 @@
  * over one pod are 500.
  */
 #include "testapi/testapi_int.h"
+#include "testapi/webhook.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,55 @@ static const struct kerf_ta_kind *pods_kind(struct kerf_ta_ctx *c)
 	return kerf_ta_kind_find(c->st, "", "v1", "pods");
 }
 
+/*
+ * Admission webhooks on a CREATE of pods/binding or pods/eviction: obj is
+ * what the webhooks see (a Binding, a policy/v1 Eviction; mutating ones
+ * may change it).  0, or -1 with rs set.
+ */
+static int admit_sub(struct kerf_ta_ctx *c, json_t *obj, const char *group,
+		     const char *kind, const char *name)
+{
+	struct kerf_ta_ctx pc = *c;
+	struct kerf_ta_admit a;
+	bool unlocked = false;
+	int rc;
+
+	pc.k = pods_kind(c);
+	kerf_ta_admit_init(&pc, &a, "CREATE");
+	a.at.sub = !strcmp(kind, "Binding") ? "binding" : "eviction";
+	a.kind_group = group;
+	a.kind = kind;
+	a.name = name;
+	a.obj = obj;
+	rc = kerf_ta_admit_mutate(&pc, &a, &unlocked);
+	if (rc == 0)
+		rc = kerf_ta_admit_validate(&pc, &a, &unlocked);
+	kerf_ta_admit_release(&a);
+	return rc;
+}
+
+/* The object a webhook sees of a pods/binding or pods/eviction body. */
+static json_t *sub_object(struct kerf_ta_ctx *c, const json_t *body,
+			  const char *api, const char *kind)
+{
+	json_t *o = json_pack("{ssss}", "kind", kind, "apiVersion", api);
+	json_t *md = json_deep_copy(json_object_get(body, "metadata"));
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(md)) {
+		json_decref(md);
+		md = json_object();
+	}
+	json_object_set_new(md, "namespace", json_string(c->rq->ns));
+	json_object_set_new(o, "metadata", md);
+	json_object_foreach((json_t *)body, key, v)
+		if (strcmp(key, "kind") && strcmp(key, "apiVersion") &&
+		    strcmp(key, "metadata"))
+			json_object_set(o, key, v);
+	return o;
+}
+
 void kerf_ta_binding(struct kerf_ta_ctx *c)
 {
 	const struct kerf_ta_kind *pk = pods_kind(c);
@@ -302,6 +352,27 @@ void kerf_ta_binding(struct kerf_ta_ctx *c)
 		goto out;
 	}
 	if (!target || !*target) {
+		kerf_ta_status(c->rs, 500, NULL, "target.name: Required value",
+			       NULL);
+		goto out;
+	}
+	{
+		json_t *seen = sub_object(c, b, "v1", "Binding");
+		int rc = admit_sub(c, seen, "", "Binding", name);
+
+		if (rc == 0) {
+			/* a mutating webhook's change is what is bound */
+			json_decref(b);
+			b = seen;
+		} else {
+			json_decref(seen);
+			goto out;
+		}
+	}
+	name = kerf_ta_str(b, "metadata.name");
+	target = kerf_ta_str(b, "target.name");
+	uid = kerf_ta_str(b, "metadata.uid");
+	if (!name || !target) {
 		kerf_ta_status(c->rs, 500, NULL, "target.name: Required value",
 			       NULL);
 		goto out;
@@ -512,6 +583,14 @@ void kerf_ta_eviction(struct kerf_ta_ctx *c)
 			       NULL);
 		goto out;
 	}
+	{
+		json_t *seen = sub_object(c, ev, "policy/v1", "Eviction");
+		int rc = admit_sub(c, seen, "policy", "Eviction", name);
+
+		json_decref(seen);
+		if (rc < 0)
+			goto out;
+	}
 	o = kerf_ta_obj_get(pk->res, c->rq->ns, name);
 	if (!o) {
 		kerf_ta_not_found(c->rs, pk, name);
@@ -558,6 +637,7 @@ void kerf_ta_eviction(struct kerf_ta_ctx *c)
 
 		pc.k = pk;
 		pc.dry_run = false;
+		pc.no_admission = true; /* only the eviction is admitted */
 		if (kerf_ta_delete_obj(&pc, o, opts, &shown) < 0)
 			goto out;
 	}

@@ -7,6 +7,8 @@
  */
 #include "testapi/testapi_int.h"
 
+#include <curl/curl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -209,6 +211,7 @@ int kerf_testapi_start(const struct kerf_testapi_opts *opts,
 		ta->opts.too_large_rv_wait_ms = 3000;
 	if (!ta->opts.max_body_bytes)
 		ta->opts.max_body_bytes = 3 * 1024 * 1024;
+	curl_global_init(CURL_GLOBAL_DEFAULT); /* webhook calls */
 	rc = kerf_ta_store_init(&ta->st, opts->watch_window);
 	if (rc < 0) {
 		free(ta);

@@ -3,8 +3,10 @@
  *
  * Locks: one, st->lock, over the whole store (objects, event logs, kinds,
  * the resourceVersion counter).  A request handler holds it from routing to
- * its answer; a watch takes it for each step and waits on st->cond, which
- * every write broadcasts.  Nothing does I/O while holding it.
+ * its answer, except while it calls admission webhooks (webhook_dispatch.c
+ * releases it and takes it again: what a handler looked up before must be
+ * looked up again); a watch takes it for each step and waits on st->cond,
+ * which every write broadcasts.  Nothing does I/O while holding it.
  *
  * Objects are jansson trees owned by the store; an event log entry holds
  * its own references (an object is never changed in place once stored: an
@@ -129,7 +131,7 @@ struct kerf_ta_req {
 	bool anonymous;            /* no Authorization header */
 };
 
-enum { KERF_TA_MAX_WARNINGS = 8 };
+enum { KERF_TA_MAX_WARNINGS = 32 };
 
 struct kerf_ta_watch;
 
@@ -167,6 +169,7 @@ struct kerf_ta_ctx {
 	const char *manager;       /* fieldManager or User-Agent up to '/' */
 	char manager_buf[128];
 	json_t *apply_owners;      /* set by an apply: the new owners */
+	bool no_admission;         /* a delete of the eviction: no webhooks */
 };
 
 /* -- store.c -- */
