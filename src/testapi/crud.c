@@ -165,11 +165,13 @@ static int admit_create(struct kerf_ta_ctx *c, json_t *obj)
 	struct kerf_ta_admit a;
 	json_t *view, *md, *causes;
 	bool unlocked = false;
+	char name[256];
 	size_t i;
 	int rc;
 
 	kerf_ta_admit_init(c, &a, "CREATE");
-	a.name = kerf_ta_str(obj, "metadata.name");
+	snprintf(name, sizeof(name), "%s", kerf_ta_str(obj, "metadata.name"));
+	a.name = name;
 	view = json_deep_copy(obj);
 	md = json_object_get(view, "metadata");
 	for (i = 0; i < sizeof(stamps) / sizeof(*stamps); i++)
