@@ -10,6 +10,7 @@
 #include <microhttpd.h>
 
 #include "base/buf.h"
+#include "base/listen_addr.h"
 #include "base/parse.h"
 #include "serve/api.h"
 #include "serve/metrics.h"
@@ -97,39 +98,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	return reply(conn, 404, "text/plain", "not found\n", 10);
 }
 
-/* "host:port" or ":port" into sa. */
-static int parse_addr(const char *addr, struct sockaddr_in *sa, struct kerf_err *err)
-{
-	const char *colon = strrchr(addr ? addr : "", ':');
-	char host[64], shown[80];
-	uint64_t port;
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	if (!colon || kerf_parse_u64(colon + 1, &port) < 0 || port > 65535 ||
-	    (size_t)(colon - addr) >= sizeof(host))
-		return kerf_err_set(err, -KERF_EINVAL,
-				    "address '%s': expected HOST:PORT or :PORT",
-				    kerf_escape(shown, sizeof(shown), addr ? addr : ""));
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	sa->sin_port = htons((uint16_t)port);
-	if (!host[0])
-		sa->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return kerf_err_set(err, -KERF_EINVAL,
-				    "address '%s': the host must be an IPv4 address",
-				    kerf_escape(shown, sizeof(shown), addr));
-	return 0;
-}
-
 int kerf_endpoints_start(const char *addr, const struct kerf_controller *c,
 			 const struct kerf_kube_counters *kc,
 			 struct kerf_endpoints **out, struct kerf_err *err)
 {
 	struct kerf_endpoints *e;
 	struct sockaddr_in sa;
-	int rc = parse_addr(addr, &sa, err);
+	int rc = kerf_listen_addr_parse(addr, &sa, err);
 
 	*out = NULL;
 	if (rc < 0)
