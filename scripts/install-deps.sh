@@ -10,6 +10,7 @@ pkgs=(
 	libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libssl-dev openssl
 	python3
 	nghttp2-proxy   # nghttpx: an HTTP/2 front for the e2e suite (tests/e2e/h2_front.sh)
+	nghttp2-client  # h2load: the admission webhook's load benchmark (bench/webhook_load.sh)
 )
 
 sudo=""

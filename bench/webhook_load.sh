@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Load benchmark of the admission webhook's HTTPS server (docs/admission.md,
+# "Server"): h2load (Debian's nghttp2-client) over TLS with HTTP/1.1 and
+# keep-alive, 200 connections, POSTing a real pod-create AdmissionReview
+# (bench/admission_pod_create.json, the body a kube-apiserver 1.34.9 sent)
+# to bench_webhook_server.
+#
+#   1. fixed rate: 2,000 reviews/s (--rps 10 per connection) for DURATION
+#      seconds; every request's latency from h2load's --log-file gives p50,
+#      p99, p99.9 and the errors;
+#   2. saturation: the same connections as fast as they go, for
+#      SAT_DURATION seconds: the throughput.
+#
+# One summary line per run.  Usage:
+#   bash bench/webhook_load.sh [BUILD_DIR]   (default build)
+# Environment: DURATION (30), SAT_DURATION (15), CONNS (200), RPS (10,
+# per connection), THREADS (the server's, 2), PORT (18443).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+duration=${DURATION:-30}
+sat_duration=${SAT_DURATION:-15}
+conns=${CONNS:-200}
+rps=${RPS:-10}
+threads=${THREADS:-2}
+port=${PORT:-18443}
+server=$build/bench/bench_webhook_server
+body=$root/bench/admission_pod_create.json
+
+command -v h2load >/dev/null || {
+	echo "webhook_load: h2load is missing (apt-get install nghttp2-client)" >&2
+	exit 1
+}
+[ -x "$server" ] || {
+	echo "webhook_load: $server is not built (ninja -C $build)" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+sh "$root/tests/unit/webhook_certs.sh" "$tmp"
+ulimit -n 4096 2>/dev/null || true
+"$server" --cert "$tmp/a.crt" --key "$tmp/a.key" --addr "127.0.0.1:$port" \
+	--threads "$threads" > "$tmp/metrics.txt" 2> "$tmp/server.log" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q listening "$tmp/server.log" 2>/dev/null && break
+	sleep 0.1
+done
+url="https://127.0.0.1:$port/validate?timeout=10s"
+
+# h2load's summary: "finished in 30.00s, 2000.00 req/s, ..." and
+# "requests: N total, N started, N done, N succeeded, N failed, N errored".
+summary() { # NAME LOGFILE H2LOAD_OUTPUT
+	local name=$1 log=$2 out=$3 rate fails
+	rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$out")
+	fails=$(awk '/^requests:/ { print $10 + $12 }' "$out")
+	awk -F'\t' -v name="$name" -v rate="$rate" -v fails="$fails" \
+		-v conns="$conns" '
+		{ n++; if ($2 != 200) bad++; print $3 | "sort -n > \"'"$tmp"'/lat\"" }
+		END {
+			close("sort -n > \"'"$tmp"'/lat\"")
+			while ((getline v < "'"$tmp"'/lat") > 0) lat[++k] = v
+			p50 = lat[int(k * 0.50) > 0 ? int(k * 0.50) : 1]
+			p99 = lat[int(k * 0.99) > 0 ? int(k * 0.99) : 1]
+			p999 = lat[int(k * 0.999) > 0 ? int(k * 0.999) : 1]
+			printf "webhook_load %s: %d requests over %d TLS keep-alive connections, %.0f req/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms, errors %d\n", \
+				name, n, conns, rate, p50 / 1000, p99 / 1000, p999 / 1000, lat[k] / 1000, bad + fails
+		}' "$log"
+}
+
+h2load --h1 -c "$conns" --rps "$rps" -D "$duration" --warm-up-time 2 -d "$body" \
+	-H 'Content-Type: application/json' --log-file "$tmp/fixed.tsv" \
+	"$url" > "$tmp/fixed.out" 2>&1 || { cat "$tmp/fixed.out" >&2; exit 1; }
+summary "fixed $((conns * rps))/s" "$tmp/fixed.tsv" "$tmp/fixed.out"
+
+h2load --h1 -c "$conns" -D "$sat_duration" --warm-up-time 2 -d "$body" \
+	-H 'Content-Type: application/json' --log-file "$tmp/sat.tsv" \
+	"$url" > "$tmp/sat.out" 2>&1 || { cat "$tmp/sat.out" >&2; exit 1; }
+summary "saturation" "$tmp/sat.tsv" "$tmp/sat.out"
+
+kill "$pid"
+wait "$pid" || true
+pid=
+grep -E '^kerf_webhook_(http_errors_total|late_total)' "$tmp/metrics.txt" || true
