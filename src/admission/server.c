@@ -510,6 +510,7 @@ int kerf_webhook_start(const struct kerf_webhook_opts *opts,
 	const union MHD_DaemonInfo *di;
 	struct sockaddr_in sa;
 	const char *paths[KERF_WEBHOOK_ROUTES_MAX];
+	pthread_condattr_t ca;
 	int rc;
 
 	*out = NULL;
@@ -520,7 +521,12 @@ int kerf_webhook_start(const struct kerf_webhook_opts *opts,
 	if (!s)
 		return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
+	/* the reload thread's waits are on CLOCK_MONOTONIC, not the
+	 * default CLOCK_REALTIME (against which they would never wait) */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	s->quiesced = MHD_INVALID_SOCKET;
 	rc = copy_opts(s, opts, err);
 	for (size_t i = 0; i < s->nr_routes; i++)

@@ -694,6 +694,24 @@ static void test_hot_reload(void **state)
 	kerf_webhook_stop(s);
 }
 
+/* An idle server, its reload thread included, costs no CPU. */
+static void test_idle(void **state)
+{
+	struct kerf_webhook_server *s = start(0);   /* reload every 1 s */
+	struct timespec a, b, nap = { 0, 300000000 };
+	int64_t used_us;
+
+	(void)state;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	used_us = (b.tv_sec - a.tv_sec) * 1000000 +
+		  (b.tv_nsec - a.tv_nsec) / 1000;
+	if (used_us > 30000)
+		fail_msg("%lld us of CPU in 300 ms idle", (long long)used_us);
+	kerf_webhook_stop(s);
+}
+
 struct worker {
 	uint16_t port;
 	int ok;
@@ -805,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_health_ready_metrics),
 		cmocka_unit_test(test_timeouts),
 		cmocka_unit_test(test_hot_reload),
+		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_concurrency),
 	};
 
