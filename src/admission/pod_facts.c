@@ -154,15 +154,21 @@ size_t kerf_tenant_pools(const struct kerf_admission_policy *p,
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nr_pools && n < max; i++) {
-		bool held = !t;
+		const struct kerf_kobj_quota *q = kerf_tenant_quota(t, p->pools[i].p.name);
 
-		for (size_t q = 0; t && q < t->nr_quotas; q++)
-			if (!strcmp(t->quotas[q].flavor, p->pools[i].p.name) &&
-			    (t->quotas[q].nominal > 0 ||
-			     t->quotas[q].borrow_limit != 0))
-				held = true;
-		if (held)
+		/* no entry: nominal 0 and borrowing without limit (the core's
+		 * default); an entry of 0 and 0 keeps the tenant off the pool */
+		if (!q || q->nominal > 0 || q->borrow_limit != 0)
 			out[n++] = &p->pools[i];
 	}
 	return n;
+}
+
+const struct kerf_kobj_quota *kerf_tenant_quota(const struct kerf_kobj_tenant *t,
+						const char *flavor)
+{
+	for (size_t q = 0; t && q < t->nr_quotas; q++)
+		if (!strcmp(t->quotas[q].flavor, flavor))
+			return &t->quotas[q];
+	return NULL;
 }

@@ -65,7 +65,15 @@ const char *kerf_str(const json_t *o, const char *key);
 /* A JSON boolean field that is true. */
 bool kerf_true(const json_t *o, const char *key);
 
-/* Pools the tenant holds quota in (t NULL: every pool); n of max. */
+/* t's quota entry for flavor, or NULL (t NULL: none). */
+const struct kerf_kobj_quota *kerf_tenant_quota(const struct kerf_kobj_tenant *t,
+						const char *flavor);
+
+/*
+ * Pools the tenant may use (t NULL: every pool): those it has no quota
+ * entry for (nominal 0, borrowing unlimited: the core's default) or an
+ * entry with nominal or borrowing above 0; n of max.
+ */
 size_t kerf_tenant_pools(const struct kerf_admission_policy *p,
 			 const struct kerf_kobj_tenant *t,
 			 const struct kerf_admission_pool **out, size_t max);

@@ -227,7 +227,8 @@ static void check_gang(struct kerf_pod_check *ck,
 	const char *s = json_string_value(v);
 	char shown[64];
 	int64_t size = 1, per_pod, need, quota = 0, cluster = 0;
-	bool quota_known = f->tenant != NULL, cluster_known = nr_pools > 0;
+	bool quota_known = f->tenant && ck->p->nr_pools > 0;
+	bool cluster_known = nr_pools > 0;
 
 	if (v) {
 		size_t n = s ? strlen(s) : 0;
@@ -258,12 +259,13 @@ static void check_gang(struct kerf_pod_check *ck,
 	if (!per_pod)
 		return;
 	need = per_pod * size;
-	for (size_t q = 0; f->tenant && q < f->tenant->nr_quotas; q++) {
-		const struct kerf_kobj_quota *qu = &f->tenant->quotas[q];
+	/* what the tenant can ever hold: nominal plus borrowing limit over
+	 * every pool, unknown when one is unlimited (no entry: the default) */
+	for (size_t i = 0; f->tenant && i < ck->p->nr_pools; i++) {
+		const struct kerf_kobj_quota *qu =
+			kerf_tenant_quota(f->tenant, ck->p->pools[i].p.name);
 
-		if (!kerf_admission_policy_pool(ck->p, qu->flavor))
-			continue;
-		if (qu->borrow_limit == KERF_QTY_INF) {
+		if (!qu || qu->borrow_limit == KERF_QTY_INF) {
 			quota_known = false;
 			break;
 		}

@@ -20,6 +20,7 @@
 #include "base/parse.h"
 #include "base/slab.h"
 #include "cmd/cmd.h"
+#include "cmd/admission_options.h"
 #include "cmd/opt.h"
 #include "kube/client.h"
 #include "kube/incluster.h"
@@ -27,6 +28,7 @@
 #include "serve/controller.h"
 #include "serve/crash.h"
 #include "serve/endpoints.h"
+#include "serve/webhook.h"
 
 static const char usage_text[] =
 	"usage: kerf serve [options]\n"
@@ -43,7 +45,11 @@ static const char usage_text[] =
 	"  --lease-duration D      (15s)  --renew-deadline D (10s)  --retry-period D (2s)\n"
 	"  --identity ID           this replica's name (the host name)\n"
 	"  --resync D              a cycle at least this often (1s)\n"
-	"  --seed N                of the policy and jitter (1)\n";
+	"  --seed N                of the policy and jitter (1)\n"
+	"  --webhook-addr ADDR     serve the admission webhook here (':8443'; '' = off,\n"
+	"                          the default); needs --webhook-cert and --webhook-key\n"
+	"  --webhook-cert FILE --webhook-key FILE  its serving pair (PEM), reloaded on change\n"
+	"  --webhook-threads N     its worker threads (2)\n";
 
 static volatile sig_atomic_t stop;
 
@@ -90,7 +96,7 @@ enum {
 	OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_SCHED, OPT_POLICY, OPT_QPS,
 	OPT_BURST, OPT_METRICS, OPT_LEADER, OPT_LEASE_NS, OPT_LEASE_NAME,
 	OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_IDENTITY, OPT_RESYNC, OPT_SEED,
-	OPT_IN_FLIGHT,
+	OPT_IN_FLIGHT, OPT_WH_ADDR, OPT_WH_CERT, OPT_WH_KEY, OPT_WH_THREADS,
 };
 
 static const struct option longopts[] = {
@@ -111,11 +117,22 @@ static const struct option longopts[] = {
 	{ "identity", required_argument, NULL, OPT_IDENTITY },
 	{ "resync", required_argument, NULL, OPT_RESYNC },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "webhook-addr", required_argument, NULL, OPT_WH_ADDR },
+	{ "webhook-cert", required_argument, NULL, OPT_WH_CERT },
+	{ "webhook-key", required_argument, NULL, OPT_WH_KEY },
+	{ "webhook-threads", required_argument, NULL, OPT_WH_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+enum { NR_OWN_OPTS = sizeof(longopts) / sizeof(longopts[0]) - 1 };
+
 static const char prog[] = "kerf serve";
+
+static int webhook_metrics(void *ctx, struct kerf_buf *b)
+{
+	return kerf_serve_webhook_metrics(ctx, b);
+}
 
 static int bad_value(const char *opt, const char *v, const char *want)
 {
@@ -139,6 +156,11 @@ int kerf_cmd_serve(int argc, char **argv)
 	struct kerf_kube_ops ops;
 	struct kerf_controller *c = NULL;
 	struct kerf_endpoints *ep = NULL;
+	struct kerf_serve_webhook *wh = NULL;
+	struct kerf_serve_webhook_opts wo = { 0 };
+	struct kerf_admission_config acfg;
+	struct kerf_admission_opt_state ast = { 0 };
+	struct option allopts[NR_OWN_OPTS + KERF_ADM_OPT_NR + 1];
 	struct kerf_err err = { 0 };
 	char identity[KERF_LEASE_HOLDER_MAX];
 	uint64_t v;
@@ -160,9 +182,24 @@ int kerf_cmd_serve(int argc, char **argv)
 	identity[sizeof(identity) - 1] = '\0';
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	memcpy(allopts, longopts, NR_OWN_OPTS * sizeof(longopts[0]));
+	memcpy(allopts + NR_OWN_OPTS, kerf_admission_longopts,
+	       sizeof(kerf_admission_longopts));
+	memset(&allopts[NR_OWN_OPTS + KERF_ADM_OPT_NR], 0, sizeof(allopts[0]));
+	kerf_admission_config_default(&acfg);
+	while ((opt = getopt_long(argc, argv, ":h", allopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_KUBECONFIG: kubeconfig = optarg; break;
+		case OPT_WH_ADDR: wo.addr = optarg; break;
+		case OPT_WH_CERT: wo.cert_path = optarg; break;
+		case OPT_WH_KEY: wo.key_path = optarg; break;
+		case OPT_WH_THREADS:
+			if (kerf_parse_u64_opt("--webhook-threads", optarg, 1, 64, &v, &err) < 0) {
+				fprintf(stderr, "%s: %s\n", prog, err.msg);
+				return 2;
+			}
+			wo.threads = (unsigned)v;
+			break;
 		case OPT_CONTEXT: context = optarg; break;
 		case OPT_SCHED: co.scheduler_name = optarg; break;
 		case OPT_POLICY: co.policy = optarg; break;
@@ -227,8 +264,14 @@ int kerf_cmd_serve(int argc, char **argv)
 		}
 		case 'h':
 			fputs(usage_text, stdout);
+			fputs(kerf_admission_options_help, stdout);
 			return 0;
 		default:
+			if (opt >= KERF_ADM_OPT_BASE) {
+				if (kerf_admission_option(prog, opt, optarg, &acfg, &ast) < 0)
+					return 2;
+				break;
+			}
 			kerf_opt_error(prog, opt, argv);
 			fputs(usage_text, stderr);
 			return 2;
@@ -238,6 +281,14 @@ int kerf_cmd_serve(int argc, char **argv)
 		kerf_opt_unexpected(prog, argv[optind], NULL);
 		return 2;
 	}
+	if (wo.addr && wo.addr[0] && (!wo.cert_path || !wo.key_path)) {
+		fprintf(stderr, "%s: --webhook-addr needs --webhook-cert and --webhook-key (the API server calls webhooks over HTTPS only)\n", prog);
+		return 2;
+	}
+	if (snprintf(acfg.scheduler_name, sizeof(acfg.scheduler_name), "%s",
+		     co.scheduler_name) >= (int)sizeof(acfg.scheduler_name))
+		return bad_value("--scheduler-name", co.scheduler_name, "too long");
+	wo.cfg = &acfg;
 	snprintf(lc->identity, sizeof(lc->identity), "%s", identity);
 	co.identity = identity;
 	/* the crash-point tests' kill switch (serve/crash.h) */
@@ -267,8 +318,13 @@ int kerf_cmd_serve(int argc, char **argv)
 	co.ops = &ops;
 	if (kerf_controller_new(&co, &c, &err) < 0 ||
 	    (metrics[0] && kerf_endpoints_start(metrics, c, kerf_kube_client_counters(client), &ep, &err) < 0) ||
+	    (wo.addr && wo.addr[0] && kerf_serve_webhook_start(&wo, c, &wh, &err) < 0) ||
 	    kerf_controller_start(c, &err) < 0)
 		goto out;
+	kerf_endpoints_extra_metrics(ep, webhook_metrics, wh);
+	if (wh)
+		fprintf(stderr, "%s: admission webhook on %s (port %u)\n", prog,
+			wo.addr, (unsigned)kerf_serve_webhook_port(wh));
 	fprintf(stderr, "%s: %s as %s, scheduler name %s\n", prog,
 		co.leader_elect ? "electing a leader" : "leading alone", identity,
 		co.scheduler_name);
@@ -298,6 +354,7 @@ int kerf_cmd_serve(int argc, char **argv)
 			told_ms = now;
 		}
 
+		kerf_serve_webhook_step(wh, now);
 		kerf_endpoints_run(ep, now);
 		kerf_kube_client_poll(client, (int)(wait < 0 ? 0 : wait > 100 ? 100 : wait));
 	}
@@ -310,6 +367,7 @@ out:
 	if (rc && err.msg[0])
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 	kerf_endpoints_stop(ep);
+	kerf_serve_webhook_stop(wh);
 	kerf_controller_free(c);
 	kerf_kube_client_free(client);
 	kerf_kube_config_release(&cfg);

@@ -20,7 +20,19 @@ struct kerf_endpoints {
 	const struct kerf_controller *c;
 	const struct kerf_kube_counters *kc;   /* NULL: none */
 	int64_t now_ms;
+	int (*extra)(void *ctx, struct kerf_buf *b);
+	void *extra_ctx;
 };
+
+void kerf_endpoints_extra_metrics(struct kerf_endpoints *e,
+				  int (*fn)(void *ctx, struct kerf_buf *b),
+				  void *ctx)
+{
+	if (e) {
+		e->extra = fn;
+		e->extra_ctx = ctx;
+	}
+}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 			     const char *type, const char *text, size_t len)
@@ -85,7 +97,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (!strcmp(url, "/metrics")) {
 		/* a tenant has 4 samples per flavor: 10,000 x 4 fit */
 		kerf_buf_init(&b, 16 << 20);
-		if (kerf_metrics_text(e->c, e->kc, e->now_ms, &b) < 0) {
+		if (kerf_metrics_text(e->c, e->kc, e->now_ms, &b) < 0 ||
+		    (e->extra && e->extra(e->extra_ctx, &b) < 0)) {
 			kerf_buf_release(&b);
 			return reply(conn, 500, "text/plain", "out of memory\n", 14);
 		}

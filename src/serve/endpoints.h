@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "kube/client.h"
 #include "serve/controller.h"
@@ -25,6 +26,14 @@ struct kerf_endpoints;
 int kerf_endpoints_start(const char *addr, const struct kerf_controller *c,
 			 const struct kerf_kube_counters *kc,
 			 struct kerf_endpoints **out, struct kerf_err *err);
+/*
+ * More metrics appended to /metrics (the admission webhook's): fn(ctx, b)
+ * is called on the controller's thread.
+ */
+void kerf_endpoints_extra_metrics(struct kerf_endpoints *e,
+				  int (*fn)(void *ctx, struct kerf_buf *b),
+				  void *ctx);
+
 /* Answer what has arrived, without waiting. */
 void kerf_endpoints_run(struct kerf_endpoints *e, int64_t now_ms);
 void kerf_endpoints_stop(struct kerf_endpoints *e);
