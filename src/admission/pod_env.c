@@ -264,11 +264,11 @@ static void check_var(struct kerf_pod_check *ck, const char *path,
 			kerf_admission_deny(ck->d, "mps-limit", path,
 					    "%s '%s': expected a memory limit such as 4G or 0=4G,1=2G",
 					    shown, kerf_escape(shown + 48, 48, v));
-		else if (cap && (lim + (1 << 20) - 1) >> 20 > (cap + (1 << 20) - 1) >> 20)
+		else if (cap && kerf_mib_up(lim) > kerf_mib_up(cap))
 			kerf_admission_deny(ck->d, "mps-limit", path,
 					    "%s '%s': above the %lld MiB the pod may use",
 					    shown, kerf_escape(shown + 48, 48, v),
-					    (long long)((cap + (1 << 20) - 1) >> 20));
+					    (long long)kerf_mib_up(cap));
 	}
 }
 

@@ -100,6 +100,10 @@ static void scan_container(void *ctx, enum kerf_container_kind kind,
 				continue;         /* asks for none */
 			f->requests_gpu = true;
 			if (!strcmp(k, KERF_RES_GPU)) {
+				/* more than a node has is refused (pod_gpu.c);
+				 * kept bounded here so sums cannot overflow */
+				if (n > KERF_POD_GPUS_MAX)
+					n = KERF_POD_GPUS_MAX;
 				if (n > f->whole_gpus)
 					f->whole_gpus = n;
 			} else if (!f->mig_profile) {

@@ -19,6 +19,10 @@
 
 #include "admission/policy.h"
 #include "admission/review.h"
+#include "core/model.h"
+
+/* Whole GPUs a container may ask: one node's (core/model.h). */
+#define KERF_POD_GPUS_MAX KERF_NODE_MAX_GPUS
 
 enum kerf_container_kind {
 	KERF_CONTAINER_INIT = 0,
@@ -64,6 +68,12 @@ const char *kerf_str(const json_t *o, const char *key);
 
 /* A JSON boolean field that is true. */
 bool kerf_true(const json_t *o, const char *key);
+
+/* Bytes in MiB, rounded up, without overflow. */
+static inline int64_t kerf_mib_up(int64_t bytes)
+{
+	return bytes / (1 << 20) + (bytes % (1 << 20) > 0);
+}
 
 /* t's quota entry for flavor, or NULL (t NULL: none). */
 const struct kerf_kobj_quota *kerf_tenant_quota(const struct kerf_kobj_tenant *t,

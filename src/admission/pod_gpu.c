@@ -67,6 +67,12 @@ static void check_resources(void *ctx, enum kerf_container_kind kind,
 						    "may not be negative");
 				continue;
 			}
+			if (!strcmp(k, KERF_RES_GPU) && x > KERF_POD_GPUS_MAX) {
+				kerf_admission_deny(ck->d, "gpu-resource", field,
+						    "%lld GPUs: no node has more than %d (a container's GPUs are on one node)",
+						    (long long)x, KERF_POD_GPUS_MAX);
+				continue;
+			}
 			if (gpu && s == 1) {
 				const json_t *l = kerf_json_get(lim, k);
 

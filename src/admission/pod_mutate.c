@@ -388,7 +388,7 @@ static void mutate_containers(struct mut *m, const struct kerf_netclass *nc)
 			env_var(vars, c, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", text);
 			if (f->gpu_mem_bytes > 0) {
 				snprintf(text, sizeof(text), "%lldM",
-					 (long long)((f->gpu_mem_bytes + (1 << 20) - 1) >> 20));
+					 (long long)kerf_mib_up(f->gpu_mem_bytes));
 				env_var(vars, c, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", text);
 			}
 		}

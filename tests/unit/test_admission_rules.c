@@ -379,6 +379,8 @@ static const struct deny_case pod_cases[] = {
 	  "metadata.annotations.kerf.io/gpu-memory", "gpu-memory" },
 	{ "quantity that does not parse", "[{\"op\":\"replace\",\"path\":\"" C0 "/resources/limits/cpu\",\"value\":\"32 cores\"}]",
 	  "spec.containers[0].resources.limits.cpu", "resource-quantity" },
+	{ "more GPUs than a node has (an overflow once)", "[{\"op\":\"replace\",\"path\":\"" C0 "/resources/limits/nvidia.com~1gpu\",\"value\":\"6705515859349544051\"},{\"op\":\"replace\",\"path\":\"" C0 "/resources/requests/nvidia.com~1gpu\",\"value\":\"6705515859349544051\"}]",
+	  "spec.containers[0].resources.limits.nvidia.com/gpu", "gpu-resource" },
 	{ "quantity that overflows", "[{\"op\":\"replace\",\"path\":\"" C0 "/resources/limits/memory\",\"value\":\"99999999999Ei\"}]",
 	  "spec.containers[0].resources.limits.memory", "resource-quantity" },
 	{ "27 fraction and whole GPUs", "[{\"op\":\"add\",\"path\":\"" OBJ "/metadata/annotations/kerf.io~1gpu-fraction\",\"value\":\"0.5\"}]",
