@@ -5,9 +5,10 @@
 # (bench/admission_pod_create.json, the body a kube-apiserver 1.34.9 sent)
 # to bench_webhook_server.
 #
-#   1. fixed rate: 2,000 reviews/s (--rps 10 per connection) for DURATION
-#      seconds; every request's latency from h2load's --log-file gives p50,
-#      p99, p99.9 and the errors;
+#   1. fixed rate: 2,000 reviews/s (--rps 10 per connection, the
+#      connections' timers spread over the period) for DURATION seconds
+#      after 2 s of start; every request's latency from h2load's
+#      --log-file gives p50, p99, p99.9 and the errors;
 #   2. saturation: the same connections as fast as they go, for
 #      SAT_DURATION seconds: the throughput.
 #
@@ -54,35 +55,51 @@ for _ in $(seq 100); do
 done
 url="https://127.0.0.1:$port/validate?timeout=10s"
 
-# h2load's summary: "finished in 30.00s, 2000.00 req/s, ..." and
-# "requests: N total, N started, N done, N succeeded, N failed, N errored".
-summary() { # NAME LOGFILE H2LOAD_OUTPUT
-	local name=$1 log=$2 out=$3 rate fails
-	rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$out")
+# One line from h2load's --log-file (start in microseconds since the epoch,
+# status, microseconds to the end of the response), skipping the requests
+# that started in the first WARM seconds (connections and handshakes), and
+# the failures h2load counted ("requests: N total, ..., N failed, N errored").
+summary() { # NAME LOGFILE H2LOAD_OUTPUT WARM
+	local name=$1 log=$2 out=$3 warm=$4 fails
 	fails=$(awk '/^requests:/ { print $10 + $12 }' "$out")
-	awk -F'\t' -v name="$name" -v rate="$rate" -v fails="$fails" \
-		-v conns="$conns" '
-		{ n++; if ($2 != 200) bad++; print $3 | "sort -n > \"'"$tmp"'/lat\"" }
+	sort -n -k1,1 "$log" | awk -F'\t' -v warm="$warm" '
+		NR == 1 { t0 = $1 }
+		$1 >= t0 + warm * 1e6 { print }' > "$tmp/kept"
+	cut -f3 "$tmp/kept" | sort -n > "$tmp/lat"
+	awk -F'\t' -v name="$name" -v fails="$fails" -v conns="$conns" \
+		-v lat="$tmp/lat" '
+		NR == 1 { first = $1 }
+		{ n++; last = $1; if ($2 != 200) bad++ }
 		END {
-			close("sort -n > \"'"$tmp"'/lat\"")
-			while ((getline v < "'"$tmp"'/lat") > 0) lat[++k] = v
-			p50 = lat[int(k * 0.50) > 0 ? int(k * 0.50) : 1]
-			p99 = lat[int(k * 0.99) > 0 ? int(k * 0.99) : 1]
-			p999 = lat[int(k * 0.999) > 0 ? int(k * 0.999) : 1]
+			while ((getline v < lat) > 0) l[++k] = v
+			if (!k) { print "webhook_load " name ": no requests"; exit 1 }
+			p50 = l[int(k * 0.50) > 0 ? int(k * 0.50) : 1]
+			p99 = l[int(k * 0.99) > 0 ? int(k * 0.99) : 1]
+			p999 = l[int(k * 0.999) > 0 ? int(k * 0.999) : 1]
+			secs = (last - first) / 1e6
 			printf "webhook_load %s: %d requests over %d TLS keep-alive connections, %.0f req/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms, errors %d\n", \
-				name, n, conns, rate, p50 / 1000, p99 / 1000, p999 / 1000, lat[k] / 1000, bad + fails
-		}' "$log"
+				name, n, conns, (secs > 0 ? n / secs : 0), p50 / 1000, \
+				p99 / 1000, p999 / 1000, l[k] / 1000, bad + fails
+		}' "$tmp/kept"
 }
 
-h2load --h1 -c "$conns" --rps "$rps" -D "$duration" --warm-up-time 2 -d "$body" \
+# 1. Fixed rate.  Each connection sends rps requests a second; the
+# connections open 2 per millisecond (-r 2 --rate-period 1ms), so their
+# timers are spread over the period instead of firing together (with -D
+# they all start at once, and 2,000/s arrives as 10 bursts of 200).  -r
+# excludes -D, so the run is -n requests: DURATION seconds measured after
+# 2 s of start.
+h2load --h1 -c "$conns" --rps "$rps" -r 2 --rate-period 1ms \
+	-n $((conns * rps * (duration + 2))) -d "$body" \
 	-H 'Content-Type: application/json' --log-file "$tmp/fixed.tsv" \
 	"$url" > "$tmp/fixed.out" 2>&1 || { cat "$tmp/fixed.out" >&2; exit 1; }
-summary "fixed $((conns * rps))/s" "$tmp/fixed.tsv" "$tmp/fixed.out"
+summary "fixed $((conns * rps))/s" "$tmp/fixed.tsv" "$tmp/fixed.out" 2
 
+# 2. Saturation: as fast as the connections go.
 h2load --h1 -c "$conns" -D "$sat_duration" --warm-up-time 2 -d "$body" \
 	-H 'Content-Type: application/json' --log-file "$tmp/sat.tsv" \
 	"$url" > "$tmp/sat.out" 2>&1 || { cat "$tmp/sat.out" >&2; exit 1; }
-summary "saturation" "$tmp/sat.tsv" "$tmp/sat.out"
+summary "saturation" "$tmp/sat.tsv" "$tmp/sat.out" 0
 
 kill "$pid"
 wait "$pid" || true
