@@ -3,7 +3,9 @@
 # "Server"): h2load (Debian's nghttp2-client) over TLS with HTTP/1.1 and
 # keep-alive, 200 connections, POSTing a real pod-create AdmissionReview
 # (bench/admission_pod_create.json, the body a kube-apiserver 1.34.9 sent)
-# to bench_webhook_server.
+# to bench_webhook_server, which answers with kerf's rules
+# (admission/decide.h) under the policy of bench/admission_objects.yaml,
+# as kerf serve does: /mutate/pods (the pod patched) and /validate/pods.
 #
 #   1. fixed rate: 2,000 reviews/s (--rps 10 per connection, the
 #      connections' timers spread over the period) for DURATION seconds
@@ -15,7 +17,9 @@
 # One summary line per run.  Usage:
 #   bash bench/webhook_load.sh [BUILD_DIR]   (default build)
 # Environment: DURATION (30), SAT_DURATION (15), CONNS (200), RPS (10,
-# per connection), THREADS (the server's, 2), PORT (18443).
+# per connection), THREADS (the server's, 2), PORT (18443), ROUTES
+# ("/mutate/pods /validate/pods"; "/validate" is the policy-free handler:
+# decode and encode only).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +30,8 @@ conns=${CONNS:-200}
 rps=${RPS:-10}
 threads=${THREADS:-2}
 port=${PORT:-18443}
+routes=${ROUTES:-/mutate/pods /validate/pods}
+objects=$root/bench/admission_objects.yaml
 server=$build/bench/bench_webhook_server
 body=$root/bench/admission_pod_create.json
 
@@ -47,13 +53,12 @@ trap cleanup EXIT
 sh "$root/tests/unit/webhook_certs.sh" "$tmp"
 ulimit -n 4096 2>/dev/null || true
 "$server" --cert "$tmp/a.crt" --key "$tmp/a.key" --addr "127.0.0.1:$port" \
-	--threads "$threads" > "$tmp/metrics.txt" 2> "$tmp/server.log" &
+	--threads "$threads" --objects "$objects" > "$tmp/metrics.txt" 2> "$tmp/server.log" &
 pid=$!
 for _ in $(seq 100); do
 	grep -q listening "$tmp/server.log" 2>/dev/null && break
 	sleep 0.1
 done
-url="https://127.0.0.1:$port/validate?timeout=10s"
 
 # One line from h2load's --log-file (start in microseconds since the epoch,
 # status, microseconds to the end of the response), skipping the requests
@@ -83,6 +88,10 @@ summary() { # NAME LOGFILE H2LOAD_OUTPUT WARM
 		}' "$tmp/kept"
 }
 
+for route in $routes; do
+url="https://127.0.0.1:$port$route?timeout=10s"
+rm -f "$tmp/fixed.tsv" "$tmp/sat.tsv"
+
 # 1. Fixed rate.  Each connection sends rps requests a second; the
 # connections open 2 per millisecond (-r 2 --rate-period 1ms), so their
 # timers are spread over the period instead of firing together (with -D
@@ -93,13 +102,14 @@ h2load --h1 -c "$conns" --rps "$rps" -r 2 --rate-period 1ms \
 	-n $((conns * rps * (duration + 2))) -d "$body" \
 	-H 'Content-Type: application/json' --log-file "$tmp/fixed.tsv" \
 	"$url" > "$tmp/fixed.out" 2>&1 || { cat "$tmp/fixed.out" >&2; exit 1; }
-summary "fixed $((conns * rps))/s" "$tmp/fixed.tsv" "$tmp/fixed.out" 2
+summary "$route fixed $((conns * rps))/s" "$tmp/fixed.tsv" "$tmp/fixed.out" 2
 
 # 2. Saturation: as fast as the connections go.
 h2load --h1 -c "$conns" -D "$sat_duration" --warm-up-time 2 -d "$body" \
 	-H 'Content-Type: application/json' --log-file "$tmp/sat.tsv" \
 	"$url" > "$tmp/sat.out" 2>&1 || { cat "$tmp/sat.out" >&2; exit 1; }
-summary "saturation" "$tmp/sat.tsv" "$tmp/sat.out" 0
+summary "$route saturation" "$tmp/sat.tsv" "$tmp/sat.out" 0
+done
 
 kill "$pid"
 wait "$pid" || true
