@@ -313,6 +313,9 @@ webhooks:
   - name: tenants.validate.kerf.io
     clientConfig:
       caBundle: $bundle_b64
+  - name: resourceclaims.validate.kerf.io
+    clientConfig:
+      caBundle: $bundle_b64
 EOF
 fi
 
@@ -337,7 +340,7 @@ if [ "$print_kubectl" -eq 1 ]; then
 	one() { printf '{"name":"%s","clientConfig":{"caBundle":"%s"}}' "$1" "$bundle_b64"; }
 	p "# 1. The CA bundle first: the API server then trusts the old and the new certificate."
 	p "kubectl patch mutatingwebhookconfiguration kerf --type=strategic -p '{\"webhooks\":[$(one pods.mutate.kerf.io)]}'"
-	p "kubectl patch validatingwebhookconfiguration kerf --type=strategic -p '{\"webhooks\":[$(one pods.validate.kerf.io),$(one namespaces.validate.kerf.io),$(one tenants.validate.kerf.io)]}'"
+	p "kubectl patch validatingwebhookconfiguration kerf --type=strategic -p '{\"webhooks\":[$(one pods.validate.kerf.io),$(one namespaces.validate.kerf.io),$(one tenants.validate.kerf.io),$(one resourceclaims.validate.kerf.io)]}'"
 	p "# 2. Then the serving certificate: kubelet updates the files, kerf serve reloads them."
 	p "kubectl -n $namespace create secret tls kerf-webhook-tls --cert=$out/tls.crt --key=$out/tls.key --dry-run=client -o yaml | kubectl apply -f -"
 fi

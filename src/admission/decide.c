@@ -12,6 +12,7 @@ static const char *const route_paths[KERF_ROUTE_NR] = {
 	[KERF_ROUTE_MUTATE_PODS] = "/mutate/pods",
 	[KERF_ROUTE_VALIDATE_NAMESPACES] = "/validate/namespaces",
 	[KERF_ROUTE_VALIDATE_TENANTS] = "/validate/tenants",
+	[KERF_ROUTE_VALIDATE_CLAIMS] = "/validate/resourceclaims",
 };
 
 int kerf_admission_route_find(const char *path)
@@ -91,6 +92,9 @@ int kerf_admission_decide(const struct kerf_admission_policy *p,
 		return 0;
 	case KERF_ROUTE_VALIDATE_TENANTS:
 		kerf_admission_validate_tenant(p, req, d);
+		return 0;
+	case KERF_ROUTE_VALIDATE_CLAIMS:
+		kerf_admission_validate_claim(p, req, d);
 		return 0;
 	case KERF_ROUTE_NR:
 		break;

@@ -11,7 +11,9 @@
  *                         and pod-level fields, and tenant policy;
  *   /mutate/pods          kerf's defaults as an idempotent JSON Patch;
  *   /validate/namespaces  who may set a namespace's kerf.io/tenant label;
- *   /validate/tenants     a Tenant decoded and checked against the others.
+ *   /validate/tenants     a Tenant decoded and checked against the others;
+ *   /validate/resourceclaims  DRA claims of tenant namespaces: no admin
+ *                         access, no GPU device class outside the quota.
  *
  * A denial lists every finding, each with the field path and the rule:
  * "spec.hostIPC: ... (rule host-namespace)".
@@ -32,6 +34,7 @@ enum kerf_admission_route {
 	KERF_ROUTE_MUTATE_PODS,
 	KERF_ROUTE_VALIDATE_NAMESPACES,
 	KERF_ROUTE_VALIDATE_TENANTS,
+	KERF_ROUTE_VALIDATE_CLAIMS,
 	KERF_ROUTE_NR,
 };
 
@@ -123,5 +126,8 @@ void kerf_admission_validate_namespace(const struct kerf_admission_policy *p,
 void kerf_admission_validate_tenant(const struct kerf_admission_policy *p,
 				    const struct kerf_admission_request *req,
 				    struct kerf_admission_decision *d);
+void kerf_admission_validate_claim(const struct kerf_admission_policy *p,
+				   const struct kerf_admission_request *req,
+				   struct kerf_admission_decision *d);
 
 #endif /* KERF_ADMISSION_DECIDE_H */

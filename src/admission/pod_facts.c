@@ -131,8 +131,8 @@ void kerf_pod_facts(const struct kerf_admission_policy *p,
 		f->tenant = kerf_admission_policy_tenant(p, f->ns->tenant);
 	}
 	f->excluded = kerf_admission_list_has(&p->cfg.excluded_namespaces,
-					      req->namespace) ||
-		      kerf_json_get(f->annotations, "kubernetes.io/config.mirror");
+					      req->namespace);
+	f->mirror = kerf_json_get(f->annotations, "kubernetes.io/config.mirror") != NULL;
 	kerf_pod_each_container(f->spec, scan_container, f);
 	s = json_string_value(kerf_json_get(f->annotations, KERF_ANN_GPU_FRACTION));
 	if (s) {

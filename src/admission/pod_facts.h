@@ -35,7 +35,10 @@ struct kerf_pod_facts {
 	const struct kerf_admission_ns *ns;        /* NULL: not known */
 	const struct kerf_kobj_tenant *tenant;     /* the ns's, NULL none */
 	bool tenant_ns;                            /* the ns has kerf.io/tenant */
-	bool excluded;                             /* excluded ns, mirror pod */
+	bool excluded;                             /* an excluded namespace */
+	bool mirror;                               /* kubernetes.io/config.mirror:
+						      never mutated, still judged
+						      (any pod can carry it) */
 	bool requests_gpu;                         /* resources or fraction */
 	bool gpu_runtime;                          /* a GPU runtime class */
 	bool gpu_pod;                              /* any of the three */

@@ -436,7 +436,7 @@ int kerf_admission_mutate_pod(const struct kerf_admission_policy *p,
 	    !req->object)
 		return 0;
 	kerf_pod_facts(p, req, req->object, &f);
-	if (f.excluded || !f.requests_gpu || !f.tenant ||
+	if (f.excluded || f.mirror || !f.requests_gpu || !f.tenant ||
 	    !json_is_object(f.meta) || !json_is_object(f.spec))
 		return 0;   /* a shape the API server never sends: nothing to add */
 	m.patch = json_array();

@@ -3,8 +3,9 @@
  * file over them (pod_env.c, pod_security.c, pod_gpu.c, pod_meta.c).
  *
  * Judged: a Pod CREATE or UPDATE (the pod itself or its ephemeral
- * containers) outside the excluded namespaces, not a mirror pod, that is
- * a GPU pod.  The rules read the final object, after every mutating
+ * containers) outside the excluded namespaces that is a GPU pod.  Mirror
+ * pods are judged too: the annotation that marks them is one any pod can
+ * carry (only the mutation leaves them alone).  The rules read the final object, after every mutating
  * webhook, so kerf's own defaults are checked like anything else.
  */
 #include "admission/pod_rules.h"

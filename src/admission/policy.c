@@ -27,6 +27,9 @@ void kerf_admission_config_default(struct kerf_admission_config *c)
 	static const char *const runtimes[] = { "nvidia", "nvidia-cdi",
 						"nvidia-legacy", NULL };
 	static const char *const taints[] = { "nvidia.com/gpu:NoSchedule", NULL };
+	static const char *const device_classes[] = { "gpu.nvidia.com",
+						       "mig.nvidia.com",
+						       "gpu.amd.com", NULL };
 	static const char *const none[] = { NULL };
 
 	memset(c, 0, sizeof(*c));
@@ -38,6 +41,7 @@ void kerf_admission_config_default(struct kerf_admission_config *c)
 	list_set(&c->gpu_runtime_classes, runtimes);
 	list_set(&c->host_path_allowed, none);
 	list_set(&c->gpu_taints, taints);
+	list_set(&c->gpu_device_classes, device_classes);
 }
 
 int kerf_admission_list_add(struct kerf_admission_list *l, const char *s)

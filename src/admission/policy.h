@@ -51,6 +51,8 @@ struct kerf_admission_config {
 	/* hostPath prefixes tenants may mount (none by default); the device,
 	 * MPS, kubelet and runtime paths stay refused under any of them */
 	struct kerf_admission_list host_path_allowed;
+	/* DRA device classes that give GPUs (refused in tenants' claims) */
+	struct kerf_admission_list gpu_device_classes;
 	/* the taints of GPU nodes that kerf's pods tolerate (key:Effect) */
 	struct kerf_admission_list gpu_taints;
 	/* NCCL_IB_HCA given to GPU containers of tenants with a network

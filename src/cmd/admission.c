@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: kerf admission review FILE... --objects OBJECTS.yaml [options]\n"
 		   "  --objects FILE          Namespaces, Tenants, PriorityClasses, GPUPools (YAML)\n"
 		   "  --webhook PATH          only this webhook: /validate/pods, /mutate/pods,\n"
-		   "                          /validate/namespaces, /validate/tenants\n"
+		   "                          /validate/namespaces, /validate/tenants,\n"
+		   "                          /validate/resourceclaims\n"
 		   "                          (default: by the object's kind; a Pod is mutated,\n"
 		   "                          then validated)\n"
 		   "  --scheduler-name NAME   kerf's scheduler name (kerf)\n"
@@ -97,6 +98,11 @@ static size_t routes_for(const json_t *review, int forced, int *routes)
 	}
 	if (kind && !strcmp(kind, "Tenant")) {
 		routes[0] = KERF_ROUTE_VALIDATE_TENANTS;
+		return 1;
+	}
+	if (kind && (!strcmp(kind, "ResourceClaim") ||
+		     !strcmp(kind, "ResourceClaimTemplate"))) {
+		routes[0] = KERF_ROUTE_VALIDATE_CLAIMS;
 		return 1;
 	}
 	routes[0] = KERF_ROUTE_MUTATE_PODS;
@@ -247,7 +253,7 @@ int kerf_cmd_admission(int argc, char **argv)
 			if (forced < 0) {
 				char shown[64];
 
-				fprintf(stderr, "%s: --webhook '%s': not one of /validate/pods, /mutate/pods, /validate/namespaces, /validate/tenants\n",
+				fprintf(stderr, "%s: --webhook '%s': not one of /validate/pods, /mutate/pods, /validate/namespaces, /validate/tenants, /validate/resourceclaims\n",
 					prog, kerf_escape(shown, sizeof(shown), optarg));
 				return 2;
 			}

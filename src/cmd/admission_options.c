@@ -16,6 +16,7 @@ const struct option kerf_admission_longopts[KERF_ADM_OPT_NR] = {
 	{ "nccl-ib-hca", required_argument, NULL, KERF_ADM_OPT_BASE + 7 },
 	{ "default-priority-class", required_argument, NULL, KERF_ADM_OPT_BASE + 8 },
 	{ "interposer", no_argument, NULL, KERF_ADM_OPT_BASE + 9 },
+	{ "gpu-device-class", required_argument, NULL, KERF_ADM_OPT_BASE + 10 },
 };
 
 const char kerf_admission_options_help[] =
@@ -34,7 +35,10 @@ const char kerf_admission_options_help[] =
 	"  --nccl-ib-hca HCAS      NCCL_IB_HCA for tenants with an RDMA class (none)\n"
 	"  --default-priority-class NAME  for pods without one (the tenant's lowest)\n"
 	"  --interposer            limits are enforced by an LD_PRELOAD interposer:\n"
-	"                          refuse LD_LIBRARY_PATH too\n";
+	"                          refuse LD_LIBRARY_PATH too\n"
+	"  --gpu-device-class NAME DRA device classes that give GPUs, refused in\n"
+	"                          tenants' claims (gpu.nvidia.com, mig.nvidia.com,\n"
+	"                          gpu.amd.com)\n";
 
 static int bad(const char *prog, int i, const char *arg, const char *why)
 {
@@ -52,7 +56,8 @@ int kerf_admission_option(const char *prog, int opt, const char *arg,
 	struct kerf_admission_list *lists[] = {
 		&c->kerf_users, &c->label_users, &c->label_groups,
 		&c->excluded_namespaces, &c->gpu_runtime_classes,
-		&c->host_path_allowed, &c->gpu_taints,
+		&c->host_path_allowed, &c->gpu_taints, NULL, NULL, NULL,
+		&c->gpu_device_classes,
 	};
 	int i = opt - KERF_ADM_OPT_BASE;
 	int rc;
@@ -85,7 +90,7 @@ int kerf_admission_option(const char *prog, int opt, const char *arg,
 		st->replaced |= 1u << i;
 		lists[i]->nr = 0;
 	}
-	rc = kerf_admission_list_add(lists[i], arg);
+	rc = kerf_admission_list_add(lists[i], arg);   /* i: 0..6 or 10 */
 	if (rc == -KERF_ELIMIT)
 		return bad(prog, i, arg, "too many (at most 16)");
 	if (rc < 0)

@@ -11,7 +11,7 @@
 #include "admission/policy.h"
 
 /* getopt_long entries; their values start at KERF_ADM_OPT_BASE. */
-enum { KERF_ADM_OPT_BASE = 0x1000, KERF_ADM_OPT_NR = 10 };
+enum { KERF_ADM_OPT_BASE = 0x1000, KERF_ADM_OPT_NR = 11 };
 extern const struct option kerf_admission_longopts[KERF_ADM_OPT_NR];
 
 /* The help lines of the options. */

@@ -66,7 +66,7 @@ printf 'kind: [\n' >"$tmp/broken.yaml"
 printf '{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview"}' >"$tmp/v1beta1.json"
 expect 2 "kerf admission review: --objects OBJECTS.yaml is required (the Namespaces, Tenants, PriorityClasses and GPUPools)" review "$r"
 expect 2 "kerf admission review: no AdmissionReview FILE given" review --objects "$dir/objects.yaml"
-expect 2 "kerf admission review: --webhook '/validate/nodes': not one of /validate/pods, /mutate/pods, /validate/namespaces, /validate/tenants" review "$r" --objects "$dir/objects.yaml" --webhook /validate/nodes
+expect 2 "kerf admission review: --webhook '/validate/nodes': not one of /validate/pods, /mutate/pods, /validate/namespaces, /validate/tenants, /validate/resourceclaims" review "$r" --objects "$dir/objects.yaml" --webhook /validate/nodes
 expect 2 "kerf admission review: --gpu-taint 'nvidia.com/gpu': KEY:EFFECT, the effect NoSchedule, PreferNoSchedule or NoExecute" review "$r" --objects "$dir/objects.yaml" --gpu-taint nvidia.com/gpu
 expect 2 "kerf admission review: --allow-host-path 'data': an absolute path" review "$r" --objects "$dir/objects.yaml" --allow-host-path data
 expect 2 "kerf admission: expected the verb 'review'" check "$r"

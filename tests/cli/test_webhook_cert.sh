@@ -105,7 +105,7 @@ for f in "$src"/deploy/webhook/*.yaml; do
 		ok "the patch names $w" grep -qx "  - name: $w" "$tmp/patch.yaml"
 	done
 done
-ok "the patch sets 4 caBundles" test "$(grep -c '^      caBundle: ' "$tmp/patch.yaml")" -eq 4
+ok "the patch sets 5 caBundles" test "$(grep -c '^      caBundle: ' "$tmp/patch.yaml")" -eq 5
 ok "each is ca-bundle.pem in base64" bash -c \
 	"grep '^      caBundle: ' '$tmp/patch.yaml' | sed 's/.*: //' | sort -u | openssl base64 -d -A | cmp - '$a/ca-bundle.pem'"
 ok "the patch is one Mutating- and one ValidatingWebhookConfiguration kerf" test \

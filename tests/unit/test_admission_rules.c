@@ -512,9 +512,13 @@ static void test_left_alone(void **state)
 		       "{\"op\":\"add\",\"path\":\"" OBJ "/spec/hostNetwork\",\"value\":true}]", false);
 	expect_allowed(pol, KERF_ROUTE_MUTATE_PODS, "kube-system, mutation",
 		       "[{\"op\":\"replace\",\"path\":\"/request/namespace\",\"value\":\"kube-system\"}]", false);
-	expect_allowed(pol, KERF_ROUTE_VALIDATE_PODS, "a mirror pod",
-		       "[{\"op\":\"add\",\"path\":\"" OBJ "/metadata/annotations/kubernetes.io~1config.mirror\",\"value\":\"x\"},"
-		       "{\"op\":\"add\",\"path\":\"" OBJ "/spec/hostNetwork\",\"value\":true}]", false);
+	/* the mirror annotation is no way around the rules: any pod can carry it */
+	expect_denied(pol, KERF_ROUTE_VALIDATE_PODS, "a pod marked as a mirror pod",
+		      "[" MUTATED ",{\"op\":\"add\",\"path\":\"" OBJ "/metadata/annotations/kubernetes.io~1config.mirror\",\"value\":\"x\"},"
+		      "{\"op\":\"add\",\"path\":\"" OBJ "/spec/hostNetwork\",\"value\":true}]",
+		      "spec.hostNetwork", "host-namespace");
+	expect_allowed(pol, KERF_ROUTE_MUTATE_PODS, "a mirror pod is not mutated",
+		       "[{\"op\":\"add\",\"path\":\"" OBJ "/metadata/annotations/kubernetes.io~1config.mirror\",\"value\":\"x\"}]", false);
 	expect_allowed(pol, KERF_ROUTE_VALIDATE_PODS, "a DELETE",
 		       "[{\"op\":\"replace\",\"path\":\"/request/operation\",\"value\":\"DELETE\"},"
 		       "{\"op\":\"move\",\"from\":\"" OBJ "\",\"path\":\"/request/oldObject\"},"
@@ -787,6 +791,64 @@ static void tenant_expect(const char *name, const char *spec, const char *field,
 	free(body);
 }
 
+static char *claim_review(const char *ns, const char *kind, const char *spec_json)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"c1\","
+		 "\"kind\":{\"group\":\"resource.k8s.io\",\"version\":\"v1\",\"kind\":\"%s\"},"
+		 "\"resource\":{\"group\":\"resource.k8s.io\",\"version\":\"v1\",\"resource\":\"resourceclaims\"},"
+		 "\"name\":\"c\",\"namespace\":\"%s\",\"operation\":\"CREATE\",\"userInfo\":{\"username\":\"alice\"},"
+		 "\"object\":{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"%s\",\"metadata\":{\"name\":\"c\"},\"spec\":%s}}}",
+		 kind, ns, kind, spec_json);
+	return strdup(buf);
+}
+
+static void claim_expect(const char *name, char *body, const char *field,
+			 const char *rule)
+{
+	json_t *j = decide(pol, KERF_ROUTE_VALIDATE_CLAIMS, body, NULL);
+	const json_t *resp = json_object_get(j, "response");
+	const char *msg = json_string_value(json_object_get(json_object_get(resp, "status"), "message"));
+	char want[512];
+
+	if (!field) {
+		if (!json_is_true(json_object_get(resp, "allowed")))
+			fail_msg("%s: %s", name, msg);
+	} else {
+		snprintf(want, sizeof(want), "%s: ", field);
+		if (!msg || !strstr(msg, want) || !strstr(msg, rule))
+			fail_msg("%s: expected %s (%s), got %s", name, field, rule, msg ? msg : "allowed");
+	}
+	json_decref(j);
+	free(body);
+}
+
+/* 38: DRA claims of tenant namespaces. */
+static void test_claims(void **state)
+{
+	(void)state;
+	claim_expect("v1 adminAccess", claim_review("ml-team-a", "ResourceClaim",
+		"{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"fpga.example.com\",\"adminAccess\":true}}]}}"),
+		"spec.devices.requests[0].exactly.adminAccess", "dra-admin-access");
+	claim_expect("v1beta1 adminAccess", claim_review("ml-team-a", "ResourceClaim",
+		"{\"devices\":{\"requests\":[{\"name\":\"g\",\"deviceClassName\":\"fpga.example.com\",\"adminAccess\":true}]}}"),
+		"spec.devices.requests[0].adminAccess", "dra-admin-access");
+	claim_expect("a GPU class in firstAvailable", claim_review("ml-team-a", "ResourceClaim",
+		"{\"devices\":{\"requests\":[{\"name\":\"g\",\"firstAvailable\":[{\"name\":\"a\",\"deviceClassName\":\"fpga.example.com\"},{\"name\":\"b\",\"deviceClassName\":\"gpu.nvidia.com\"}]}]}}"),
+		"spec.devices.requests[0].firstAvailable[1].deviceClassName", "dra-gpu-class");
+	claim_expect("a template for MIG", claim_review("ml-team-a", "ResourceClaimTemplate",
+		"{\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"mig.nvidia.com\"}}]}}}"),
+		"spec.spec.devices.requests[0].exactly.deviceClassName", "dra-gpu-class");
+	claim_expect("another device class", claim_review("ml-team-a", "ResourceClaim",
+		"{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"fpga.example.com\"}}]}}"),
+		NULL, NULL);
+	claim_expect("not a tenant's namespace", claim_review("web", "ResourceClaim",
+		"{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu.nvidia.com\",\"adminAccess\":true}}]}}"),
+		NULL, NULL);
+}
+
 static void test_tenants(void **state)
 {
 	(void)state;
@@ -872,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_tenants),
+		cmocka_unit_test(test_claims),
 	};
 	enum { NR_OWN = sizeof(own) / sizeof(own[0]) };
 	struct CMUnitTest tests[NR_OWN + 1];

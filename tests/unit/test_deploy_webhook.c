@@ -294,13 +294,15 @@ static void test_validating(void **state)
 	const struct kerf_yaml_node *pw = webhook(cfg, "pods.validate.kerf.io");
 	const struct kerf_yaml_node *nw = webhook(cfg, "namespaces.validate.kerf.io");
 	const struct kerf_yaml_node *tw = webhook(cfg, "tenants.validate.kerf.io");
+	const struct kerf_yaml_node *cw = webhook(cfg, "resourceclaims.validate.kerf.io");
 	const struct kerf_yaml_node *r, *c;
 	static const char *const cu[] = { "CREATE", "UPDATE" };
 	static const char *const pods[] = { "pods", "pods/ephemeralcontainers" };
 	static const char *const ns[] = { "namespaces" }, *const tenants[] = { "tenants" };
+	static const char *const claims[] = { "resourceclaims", "resourceclaimtemplates" };
 
 	(void)state;
-	assert_int_equal(ws->nr, 3);
+	assert_int_equal(ws->nr, 4);
 	for (size_t i = 0; i < ws->nr; i++)
 		if (!yis(yget(ws->items[i], "failurePolicy"), "Fail"))
 			fail_msg("%s: failurePolicy is not Fail", ytext(yget(ws->items[i], "name")));
@@ -330,6 +332,12 @@ static void test_validating(void **state)
 	assert_true(seq_has(yget(r, "apiGroups"), "kerf.io"));
 	assert_true(seq_has(yget(r, "apiVersions"), "v1alpha1"));
 	check_selector("tenants.validate.kerf.io", yget(tw, "namespaceSelector"), false);
+
+	r = check_common(cw, "/validate/resourceclaims");
+	assert_true(seq_is(yget(r, "operations"), cu, 2));
+	assert_true(seq_is(yget(r, "resources"), claims, 2));
+	assert_true(seq_has(yget(r, "apiGroups"), "resource.k8s.io"));
+	check_selector("resourceclaims.validate.kerf.io", yget(cw, "namespaceSelector"), true);
 }
 
 /* --- the Service and the pods behind it ------------------------------ */
