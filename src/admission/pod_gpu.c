@@ -299,6 +299,28 @@ static void check_gang(struct kerf_pod_check *ck,
 				    kerf_kobj_format_milli(shown + 24, 20, need));
 }
 
+/*
+ * A new member of a gang kerf already holds must have its class (§6.1 row
+ * 30): a gang is one workload with one priority.  On CREATE only: the
+ * gang's own members are in it by then.
+ */
+static void check_gang_class(struct kerf_pod_check *ck)
+{
+	const char *gang = json_string_value(kerf_json_get(ck->f->labels, KERF_LABEL_GANG));
+	const char *mine = kerf_str(ck->f->spec, "priorityClassName");
+	const char *theirs;
+	char a[96], b[96];
+
+	if (!gang || ck->req->op != KERF_ADMISSION_CREATE)
+		return;
+	theirs = kerf_admission_policy_gang_class(ck->p, ck->req->namespace, gang);
+	if (theirs && strcmp(theirs, mine))
+		kerf_admission_deny(ck->d, "gang", "spec.priorityClassName",
+				    "'%s': gang '%s' already has pods of priority class '%s' (a gang has one priority)",
+				    kerf_escape(a, sizeof(a), mine), gang,
+				    kerf_escape(b, sizeof(b), theirs));
+}
+
 static void check_priority(struct kerf_pod_check *ck)
 {
 	const struct kerf_pod_facts *f = ck->f;
@@ -491,6 +513,7 @@ void kerf_pod_check_gpu(struct kerf_pod_check *ck)
 					    f->tenant->name);
 	}
 	check_gang(ck, pools, nr);
+	check_gang_class(ck);
 	check_priority(ck);
 	check_affinity(ck, pools, nr);
 }

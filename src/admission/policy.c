@@ -243,6 +243,74 @@ static int add_pool(struct kerf_admission_policy *p, const json_t *obj,
 		? (int32_t)json_integer_value(gpus) : -1);
 }
 
+static int gang_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kerf_admission_gang *)a)->key,
+		      ((const struct kerf_admission_gang *)b)->key);
+}
+
+/* By key, then class: the same entries always sort the same way. */
+static int gang_order(const void *a, const void *b)
+{
+	int c = gang_cmp(a, b);
+
+	return c ? c : strcmp(((const struct kerf_admission_gang *)a)->priority_class,
+			      ((const struct kerf_admission_gang *)b)->priority_class);
+}
+
+int kerf_admission_policy_add_gang(struct kerf_admission_policy *p,
+				   const char *ns, const char *gang,
+				   const char *priority_class)
+{
+	struct kerf_admission_gang *g;
+	size_t n = strlen(ns) + strlen(gang) + 2;
+	char *key;
+
+	if (p->sealed)
+		return -KERF_EINVAL;
+	key = malloc(n);
+	if (!key)
+		return -KERF_ENOMEM;
+	snprintf(key, n, "%s/%s", ns, gang);
+	g = slot((void **)&p->gangs, &p->nr_gangs, &p->cap_gangs, sizeof(*g));
+	if (!g || !(g->priority_class = strdup(priority_class))) {
+		if (g)
+			p->nr_gangs--;
+		free(key);
+		return -KERF_ENOMEM;
+	}
+	g->key = key;
+	return 0;
+}
+
+const char *kerf_admission_policy_gang_class(const struct kerf_admission_policy *p,
+					     const char *ns, const char *gang)
+{
+	char key[512];
+	struct kerf_admission_gang k = { key, NULL };
+	const struct kerf_admission_gang *g;
+
+	if (!p->sealed || snprintf(key, sizeof(key), "%s/%s", ns, gang) >= (int)sizeof(key))
+		return NULL;
+	g = bsearch(&k, p->gangs, p->nr_gangs, sizeof(*p->gangs), gang_cmp);
+	return g ? g->priority_class : NULL;
+}
+
+/* A Pod of a gang in an objects file: the gang and its class. */
+static int add_pod(struct kerf_admission_policy *p, const json_t *obj)
+{
+	const json_t *meta = kerf_json_get(obj, "metadata");
+	const char *ns = json_string_value(kerf_json_get(meta, "namespace"));
+	const char *gang = json_string_value(kerf_json_get(kerf_json_get(meta, "labels"),
+							   KERF_LABEL_GANG));
+	const char *pc = json_string_value(kerf_json_get(kerf_json_get(obj, "spec"),
+							 "priorityClassName"));
+
+	if (!ns || !gang)
+		return 0;
+	return kerf_admission_policy_add_gang(p, ns, gang, pc ? pc : "");
+}
+
 void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,
 				     const char *pool, int32_t gpus)
 {
@@ -282,8 +350,10 @@ int kerf_admission_policy_add(struct kerf_admission_policy *p,
 	}
 	if (!strcmp(kind, "GPUPool") && !strcmp(api, "kerf.io/v1alpha1"))
 		return add_pool(p, obj, err);
+	if (!strcmp(kind, "Pod") && !strcmp(api, "v1"))
+		return add_pod(p, obj);
 	return kerf_err_set(err, -KERF_EINVAL,
-			    "kind: '%s' is not one of v1 Namespace, kerf.io/v1alpha1 Tenant and GPUPool, scheduling.k8s.io/v1 PriorityClass",
+			    "kind: '%s' is not one of v1 Namespace and Pod, kerf.io/v1alpha1 Tenant and GPUPool, scheduling.k8s.io/v1 PriorityClass",
 			    kerf_escape(shown, sizeof(shown), kind));
 }
 
@@ -293,6 +363,9 @@ void kerf_admission_policy_seal(struct kerf_admission_policy *p)
 	qsort(p->tenants, p->nr_tenants, sizeof(*p->tenants), name_cmp);
 	qsort(p->classes, p->nr_classes, sizeof(*p->classes), name_cmp);
 	qsort(p->pools, p->nr_pools, sizeof(*p->pools), name_cmp);
+	/* members of a gang agree (the rule refuses the odd one); where a
+	 * file says otherwise, the order of classes decides, not the file's */
+	qsort(p->gangs, p->nr_gangs, sizeof(*p->gangs), gang_order);
 	p->sealed = true;
 }
 
@@ -311,6 +384,11 @@ void kerf_admission_policy_put(struct kerf_admission_policy *p)
 	free(p->tenants);
 	free(p->classes);
 	free(p->pools);
+	for (size_t i = 0; i < p->nr_gangs; i++) {
+		free(p->gangs[i].key);
+		free(p->gangs[i].priority_class);
+	}
+	free(p->gangs);
 	free(p);
 }
 

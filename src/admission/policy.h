@@ -84,6 +84,12 @@ struct kerf_admission_pool {
 	int32_t gpus;                     /* in the cluster; -1 unknown */
 };
 
+/* A gang kerf holds: "ns/gang" and its members' priority class. */
+struct kerf_admission_gang {
+	char *key;                        /* "ns/gang", owned */
+	char *priority_class;             /* "" none; owned */
+};
+
 struct kerf_admission_policy {
 	struct kerf_admission_config cfg;
 	struct kerf_admission_ns *ns;
@@ -94,6 +100,8 @@ struct kerf_admission_policy {
 	size_t nr_classes, cap_classes;
 	struct kerf_admission_pool *pools;
 	size_t nr_pools, cap_pools;
+	struct kerf_admission_gang *gangs;
+	size_t nr_gangs, cap_gangs;
 	bool sealed;
 	int refs;                         /* atomic */
 };
@@ -121,6 +129,14 @@ int kerf_admission_policy_add_class(struct kerf_admission_policy *p,
 int kerf_admission_policy_add_pool(struct kerf_admission_policy *p,
 				   const struct kerf_kobj_gpupool *gp,
 				   int32_t gpus);
+
+/* A gang and its members' priority class ("" none). */
+int kerf_admission_policy_add_gang(struct kerf_admission_policy *p,
+				   const char *ns, const char *gang,
+				   const char *priority_class);
+/* The priority class of gang ns/gang, or NULL when kerf holds no such gang. */
+const char *kerf_admission_policy_gang_class(const struct kerf_admission_policy *p,
+					     const char *ns, const char *gang);
 
 /* Set how many GPUs a pool has (kerf serve knows; a file may say). */
 void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,

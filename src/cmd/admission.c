@@ -2,7 +2,8 @@
  * kerf admission review FILE... --objects OBJECTS.yaml: the webhook's own
  * decision code on AdmissionReview files, offline.  OBJECTS.yaml holds the
  * Namespaces, Tenants, PriorityClasses and GPUPools the decisions depend
- * on, as `kubectl apply -f` takes them (documents separated by ---).
+ * on (and Pods of gangs), as `kubectl apply -f` takes them (documents
+ * separated by ---).
  *
  * A Pod goes through /mutate/pods and then /validate/pods with the
  * mutation applied, as the API server calls the two webhooks; a Namespace

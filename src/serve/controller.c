@@ -1753,7 +1753,19 @@ uint64_t kerf_controller_policy_generation(const struct kerf_controller *c)
 
 		gen += st->adds + st->updates + st->deletes + st->lists;
 	}
+	/* gangs come and go with their pods (a pod's update changes none) */
+	{
+		const struct kerf_informer_stats *st = kerf_informer_stats(c->inf[INF_PODS]);
+
+		gen += st->adds + st->deletes + st->lists;
+	}
 	return gen;
+}
+
+static int add_gang(void *ctx, const char *ns, const char *gang,
+		    const char *priority_class)
+{
+	return kerf_admission_policy_add_gang(ctx, ns, gang, priority_class);
 }
 
 int kerf_controller_admission_policy(const struct kerf_controller *c,
@@ -1790,6 +1802,8 @@ int kerf_controller_admission_policy(const struct kerf_controller *c,
 		kerf_world_pool_usage(c->w, cp->p.name, &u);
 		rc = kerf_admission_policy_add_pool(p, &cp->p, (int32_t)u.gpus);
 	}
+	if (rc == 0)
+		rc = kerf_world_each_gang(c->w, add_gang, p);
 	if (rc < 0) {
 		kerf_admission_policy_put(p);
 		return rc;

@@ -147,6 +147,16 @@ struct kerf_world_pool_usage {
 void kerf_world_pool_usage(const struct kerf_world *w, const char *name,
 			   struct kerf_world_pool_usage *out);
 
+/*
+ * Each gang kerf holds (pods of one namespace with a kerf.io/gang label):
+ * fn(ctx, ns, gang, the priority class of its first member or "").  For
+ * the admission webhook: a new member must have the gang's class.
+ */
+typedef int (*kerf_world_gang_fn)(void *ctx, const char *ns, const char *gang,
+				  const char *priority_class);
+int kerf_world_each_gang(const struct kerf_world *w, kerf_world_gang_fn fn,
+			 void *ctx);
+
 /* Namespace ns joined tenant (NULL: none). */
 int kerf_world_namespace_set(struct kerf_world *w, const char *ns,
 			     const char *tenant, struct kerf_err *err);

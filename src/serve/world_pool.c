@@ -191,6 +191,27 @@ int kerf_world_pool_delete(struct kerf_world *w, const char *name, int64_t now_m
 	return kerf_world_reflavor(w, now_ms, err);
 }
 
+int kerf_world_each_gang(const struct kerf_world *w, kerf_world_gang_fn fn,
+			 void *ctx)
+{
+	for (size_t i = 0; i < w->nr_groupv; i++) {
+		const struct wgroup *g = w->groupv[i];
+		const struct kerf_kpod *p;
+		int rc;
+
+		if (!g || g->external || !g->nr_m)
+			continue;
+		p = g->m[0]->p;
+		if (!kerf_kpod_gang(p))
+			continue;
+		rc = fn(ctx, kerf_kpod_ns(p), kerf_kpod_gang(p),
+			kerf_kpod_priority_class(p) ? kerf_kpod_priority_class(p) : "");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 void kerf_world_pool_usage(const struct kerf_world *w, const char *name,
 			   struct kerf_world_pool_usage *out)
 {

@@ -71,7 +71,7 @@ expect 2 "kerf admission review: --gpu-taint 'nvidia.com/gpu': KEY:EFFECT, the e
 expect 2 "kerf admission review: --allow-host-path 'data': an absolute path" review "$r" --objects "$dir/objects.yaml" --allow-host-path data
 expect 2 "kerf admission: expected the verb 'review'" check "$r"
 expect 1 "kerf admission review: $tmp/badns.yaml: document 2: metadata.name: must be lower-case letters, digits and '-', starting and ending with a letter or digit, not 'Bad_Name'" review "$r" --objects "$tmp/badns.yaml"
-expect 1 "kerf admission review: $tmp/cm.yaml: document 1: kind: 'ConfigMap' is not one of v1 Namespace, kerf.io/v1alpha1 Tenant and GPUPool, scheduling.k8s.io/v1 PriorityClass" review "$r" --objects "$tmp/cm.yaml"
+expect 1 "kerf admission review: $tmp/cm.yaml: document 1: kind: 'ConfigMap' is not one of v1 Namespace and Pod, kerf.io/v1alpha1 Tenant and GPUPool, scheduling.k8s.io/v1 PriorityClass" review "$r" --objects "$tmp/cm.yaml"
 expect 1 "kerf admission review: $tmp/v1beta1.json: /mutate/pods: {\"code\":400,\"reason\":\"BadRequest\",\"message\":\"apiVersion: 'admission.k8s.io/v1beta1' is not served, only admission.k8s.io/v1 (admissionReviewVersions: [v1])\"}" review "$tmp/v1beta1.json" --objects "$dir/objects.yaml"
 
 # a rule the settings change: with --interposer LD_LIBRARY_PATH is refused

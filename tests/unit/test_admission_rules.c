@@ -540,6 +540,15 @@ static void test_tenant_policy(void **state)
 		      "{\"op\":\"remove\",\"path\":\"" OBJ "/metadata/annotations/kerf.io~1gang-size\"},"
 		      "{\"op\":\"add\",\"path\":\"" OBJ "/metadata/annotations/kerf.io~1gpu-fraction\",\"value\":\"0.5\"}]",
 		      "metadata.annotations.kerf.io/gpu-fraction", "isolation");
+	expect_denied(pol, KERF_ROUTE_VALIDATE_PODS, "30 a gang member of another class",
+		      "[" MUTATED ",{\"op\":\"replace\",\"path\":\"" OBJ "/metadata/labels/kerf.io~1gang\",\"value\":\"resnet\"},"
+		      "{\"op\":\"add\",\"path\":\"" OBJ "/spec/priorityClassName\",\"value\":\"batch\"},"
+		      "{\"op\":\"replace\",\"path\":\"" OBJ "/spec/priority\",\"value\":100}]",
+		      "spec.priorityClassName", "gang");
+	expect_allowed(pol, KERF_ROUTE_VALIDATE_PODS, "a gang member of the gang's class",
+		       "[" MUTATED ",{\"op\":\"replace\",\"path\":\"" OBJ "/metadata/labels/kerf.io~1gang\",\"value\":\"resnet\"},"
+		       "{\"op\":\"add\",\"path\":\"" OBJ "/spec/priorityClassName\",\"value\":\"training\"},"
+		       "{\"op\":\"replace\",\"path\":\"" OBJ "/spec/priority\",\"value\":1000}]", false);
 	expect_allowed(pol, KERF_ROUTE_VALIDATE_PODS, "a gang that fits (6 x 8 = 48 GPUs)",
 		       "[" MUTATED ",{\"op\":\"replace\",\"path\":\"" OBJ "/metadata/annotations/kerf.io~1gang-size\",\"value\":\"6\"}]", false);
 }
