@@ -28,6 +28,7 @@
 
 #include "admission/policy.h"
 #include "base/base64.h"
+#include "base/buf.h"
 #include "e2e_lib.h"
 #include "serve/webhook.h"
 
@@ -252,6 +253,20 @@ int main(int argc, char **argv)
 	out = NULL;
 	e2e_check(rc == 201 && e2e_api("GET", "/api/v1/namespaces/kerf-e2e-wh/pods/dry", NULL, NULL, NULL) == 404,
 		  "a dry run is answered and nothing is stored");
+
+	/* the webhook's metrics saw it: verdicts by route, denials by rule */
+	{
+		struct kerf_buf b;
+
+		kerf_buf_init(&b, 1 << 20);
+		e2e_check(kerf_serve_webhook_metrics(wh, &b) == 0 &&
+			  strstr(kerf_buf_str(&b), "kerf_webhook_requests_total{path=\"/validate/pods\",verdict=\"denied\"}") &&
+			  strstr(kerf_buf_str(&b), "kerf_webhook_requests_total{path=\"/mutate/pods\",verdict=\"patched\"}") &&
+			  strstr(kerf_buf_str(&b), "kerf_webhook_denials_total{rule=\"device-env\"} 1") &&
+			  strstr(kerf_buf_str(&b), "kerf_webhook_policy_snapshots_total"),
+			  "the webhook's metrics count verdicts by route and denials by rule");
+		kerf_buf_release(&b);
+	}
 
 	/* W-01: every kerf replica stopped */
 	kerf_serve_webhook_stop(wh);
