@@ -118,7 +118,7 @@ static int name_cmp(const void *a, const void *b)
 static void *find(const void *arr, size_t nr, size_t size, const char *name,
 		  bool sealed)
 {
-	if (!name)
+	if (!name || !nr)
 		return NULL;
 	if (!sealed)
 		return find_linear((void *)arr, nr, size, name);
@@ -290,7 +290,8 @@ const char *kerf_admission_policy_gang_class(const struct kerf_admission_policy 
 	struct kerf_admission_gang k = { key, NULL };
 	const struct kerf_admission_gang *g;
 
-	if (!p->sealed || snprintf(key, sizeof(key), "%s/%s", ns, gang) >= (int)sizeof(key))
+	if (!p->sealed || !p->nr_gangs ||
+	    snprintf(key, sizeof(key), "%s/%s", ns, gang) >= (int)sizeof(key))
 		return NULL;
 	g = bsearch(&k, p->gangs, p->nr_gangs, sizeof(*p->gangs), gang_cmp);
 	return g ? g->priority_class : NULL;
@@ -357,15 +358,23 @@ int kerf_admission_policy_add(struct kerf_admission_policy *p,
 			    kerf_escape(shown, sizeof(shown), kind));
 }
 
+/* qsort of an empty array (which may be NULL: undefined for qsort). */
+static void sort(void *arr, size_t nr, size_t size,
+		 int (*cmp)(const void *, const void *))
+{
+	if (nr > 1)
+		qsort(arr, nr, size, cmp);
+}
+
 void kerf_admission_policy_seal(struct kerf_admission_policy *p)
 {
-	qsort(p->ns, p->nr_ns, sizeof(*p->ns), name_cmp);
-	qsort(p->tenants, p->nr_tenants, sizeof(*p->tenants), name_cmp);
-	qsort(p->classes, p->nr_classes, sizeof(*p->classes), name_cmp);
-	qsort(p->pools, p->nr_pools, sizeof(*p->pools), name_cmp);
+	sort(p->ns, p->nr_ns, sizeof(*p->ns), name_cmp);
+	sort(p->tenants, p->nr_tenants, sizeof(*p->tenants), name_cmp);
+	sort(p->classes, p->nr_classes, sizeof(*p->classes), name_cmp);
+	sort(p->pools, p->nr_pools, sizeof(*p->pools), name_cmp);
 	/* members of a gang agree (the rule refuses the odd one); where a
 	 * file says otherwise, the order of classes decides, not the file's */
-	qsort(p->gangs, p->nr_gangs, sizeof(*p->gangs), gang_order);
+	sort(p->gangs, p->nr_gangs, sizeof(*p->gangs), gang_order);
 	p->sealed = true;
 }
 
