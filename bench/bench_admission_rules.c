@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "admission/decide.h"
+#include "admission/review.h"
 #include "format/file.h"
 #include "format/yaml_json.h"
 
@@ -54,6 +55,23 @@ int main(int argc, char **argv)
 		}
 	json_decref(docs);
 	kerf_admission_policy_seal(p);
+	/* the share of it that is the codec's: decode alone */
+	{
+		double t0 = now_s(), dt;
+
+		for (long k = 0; k < n; k++) {
+			struct kerf_admission_request req;
+
+			if (kerf_admission_request_decode(rev.data, rev.len, &req, &err) < 0) {
+				fprintf(stderr, "bench_admission_rules: %s\n", err.msg);
+				return 1;
+			}
+			kerf_admission_request_release(&req);
+		}
+		dt = now_s() - t0;
+		printf("bench_admission_rules decode only: %.1f us each\n",
+		       dt * 1e6 / (double)n);
+	}
 	for (int r = 0; r < KERF_ROUTE_NR; r++) {
 		const char *verdict = "";
 		double t0 = now_s(), dt;
