@@ -872,7 +872,7 @@ static void test_tenants(void **state)
 static char capture_dir[4096];
 
 /*
- * Every request a real kube-apiserver 1.34.9 sent a webhook
+ * Every request (22) a real kube-apiserver 1.34.9 sent a webhook
  * (../shared/fixtures/k8s/real-1.34.9/admission, the NAME.webhook-N files; namespace
  * webhook-test of tenant team-a) through every route: a 200 review that
  * echoes the uid, an idempotent mutation, and what kerf leaves alone:
