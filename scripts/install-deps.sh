@@ -11,6 +11,8 @@ pkgs=(
 	python3
 	nghttp2-proxy   # nghttpx: an HTTP/2 front for the e2e suite (tests/e2e/h2_front.sh)
 	nghttp2-client  # h2load: the admission webhook's load benchmark (bench/webhook_load.sh)
+	libnghttp2-dev protobuf-c-compiler libprotobuf-c-dev  # the device plugin's gRPC (src/grpc, src/deviceplugin)
+	python3-grpcio python3-grpc-tools python3-protobuf  # the kubelet stand-in of the device plugin test
 )
 
 sudo=""
