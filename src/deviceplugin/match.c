@@ -191,6 +191,10 @@ int kerf_dp_prefer(const struct kerf_dp_device *devs, size_t n_devs,
 	size_t n = 0;
 	int64_t numa = -1;
 
+	if (n_available > KERF_DP_MAX_AVAILABLE)
+		return kerf_err_set(err, -KERF_ELIMIT,
+			"available_deviceIDs: %zu devices, over %d", n_available,
+			KERF_DP_MAX_AVAILABLE);
 	if (n_must > size)
 		return kerf_err_set(err, -KERF_EINVAL,
 			"must_include_deviceIDs: %zu devices, more than allocation_size %zu",

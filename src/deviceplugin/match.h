@@ -26,6 +26,8 @@
 
 /* GPU indices are bits of a 64-bit mask. */
 enum { KERF_DP_MAX_GPUS = 64, KERF_DP_ID_MAX = 63 };
+/* Bound on available_deviceIDs: the preferred choice is quadratic in it. */
+enum { KERF_DP_MAX_AVAILABLE = 256 };
 
 struct kerf_dp_device {
 	char id[KERF_DP_ID_MAX + 1];  /* what the kubelet sees: a UUID, or a MIG UUID */
@@ -77,7 +79,8 @@ int kerf_dp_allocate_match(const struct kerf_dp_device *devs, size_t n_devs,
  * of the first chosen device (or the node with the most available
  * devices), then the rest, each in available's order.  Writes indices
  * into available to out (room for size) and returns how many (fewer than
- * size only when available is too short), or a negative code.
+ * size only when available is too short), or a negative code (over
+ * KERF_DP_MAX_AVAILABLE available: -KERF_ELIMIT).
  */
 int kerf_dp_prefer(const struct kerf_dp_device *devs, size_t n_devs,
 		   char *const *available, size_t n_available,

@@ -161,6 +161,16 @@ static void test_prefer_topology(void **state)
 	assert_int_equal(kerf_dp_prefer(devs, N_DEVS, avail, 4, must, 1, 0, NULL, 0, out, &err),
 			 -KERF_EINVAL);
 	assert_non_null(strstr(err.msg, "more than allocation_size"));
+	/* Over the bound of available devices. */
+	char *many[KERF_DP_MAX_AVAILABLE + 1];
+	for (size_t i = 0; i <= KERF_DP_MAX_AVAILABLE; i++)
+		many[i] = "GPU-0";
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_dp_prefer(devs, N_DEVS, many, KERF_DP_MAX_AVAILABLE + 1, NULL, 0,
+					1, NULL, 0, out, &err), -KERF_ELIMIT);
+	assert_non_null(strstr(err.msg, "available_deviceIDs: 257 devices, over 256"));
+	assert_int_equal(kerf_dp_prefer(devs, N_DEVS, many, KERF_DP_MAX_AVAILABLE, NULL, 0,
+					1, NULL, 0, out, NULL), 1);
 }
 
 int main(void)
