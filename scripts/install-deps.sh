@@ -9,6 +9,8 @@ pkgs=(
 	libcmocka-dev libjansson-dev libyaml-dev
 	libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libssl-dev openssl
 	python3
+	nftables  # nft: the DSCP marking test applies real rulesets in network namespaces
+	iproute2  # ip: that test makes its namespaces and veth pairs
 	nghttp2-proxy   # nghttpx: an HTTP/2 front for the e2e suite (tests/e2e/h2_front.sh)
 	nghttp2-client  # h2load: the admission webhook's load benchmark (bench/webhook_load.sh)
 	libnghttp2-dev protobuf-c-compiler libprotobuf-c-dev  # the device plugin's gRPC (src/grpc, src/deviceplugin)
