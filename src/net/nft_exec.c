@@ -113,13 +113,23 @@ static int exec_apply(void *ctx, const char *text, size_t len,
 	}
 	close(in[0]);
 	close(out[1]);
-	/* A write to a pipe nft closed must fail with EPIPE, not kill us. */
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	sigaction(SIGPIPE, &ign, &old);
+	/* A write to a pipe nft closed must fail with EPIPE, not kill us:
+	 * SIGPIPE is blocked in this thread only (the process's disposition
+	 * is left alone) and one our write raised is taken before it is
+	 * unblocked. */
+	sigset_t pipe_set, old_set;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	int rc = pump(in[1], out[0], text, len, errbuf, &err_len,
 		      now_ms() + timeout_ms);
-	sigaction(SIGPIPE, &old, NULL);
+	if (!sigismember(&old_set, SIGPIPE)) {
+		struct timespec zero = { 0 };
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	close(out[0]);
 	if (rc == -KERF_ETIMEDOUT)
 		kill(pid, SIGKILL);

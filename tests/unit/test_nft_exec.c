@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,17 @@ static void test_no_program(void **state)
 	assert_int_equal(kerf_nft_apply(&ops, "x\n", 2, &err), -KERF_EIO);
 	assert_non_null(strstr(err.msg, "exit 127"));
 	assert_non_null(strstr(err.msg, "cannot run"));
+
+	/* More than a pipe holds to a program that never reads it: the
+	 * write fails with EPIPE (no SIGPIPE kills the test) and the error
+	 * is the program's. */
+	size_t big_len = 1u << 20;
+	char *big = calloc(1, big_len);
+	assert_non_null(big);
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_nft_apply(&ops, big, big_len, &err), -KERF_EIO);
+	assert_non_null(strstr(err.msg, "exit 127"));
+	free(big);
 }
 
 static void test_timeout(void **state)
@@ -144,6 +156,9 @@ static void test_timeout(void **state)
 
 int main(void)
 {
+	/* The default, whatever the runner left (meson's ignores SIGPIPE),
+	 * so a SIGPIPE that escapes kerf_nft_apply kills the test. */
+	signal(SIGPIPE, SIG_DFL);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ok_and_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_text, setup, teardown),
