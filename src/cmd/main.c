@@ -25,6 +25,7 @@ static void usage(FILE *out)
 		"  explain NS/POD  why a pod waits, layer by layer\n"
 		"  admission review FILE... --objects OBJECTS.yaml\n"
 		"                  the admission webhook's decisions on AdmissionReview files\n"
+		"  agent inventory the node's GPUs as NVML reports them [-o json]\n"
 		"  version         print the version\n"
 		"\n"
 		"'kerf <command> --help' tells more.\n");
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
 		return kerf_cmd_explain(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "admission"))
 		return kerf_cmd_admission(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "agent"))
+		return kerf_cmd_agent(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan-mig"))
 		return kerf_cmd_plan_mig(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
