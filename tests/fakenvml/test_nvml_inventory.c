@@ -310,6 +310,17 @@ static void test_fake_events_and_sizes(void **state)
 	assert_int_equal(nv.handle_by_index_v2(0, &dev), NVML_SUCCESS);
 	assert_int_equal(nv.handle_by_index_v2(1, &dev), NVML_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(nv.device_uuid(dev, small, sizeof(small)), NVML_ERROR_INSUFFICIENT_SIZE);
+	/* Two compute instances of profile 0 in GI 2 (2g): a 1-slot buffer is short. */
+	nvmlGpuInstance_t gis[3];
+	nvmlComputeInstance_t cis[2];
+	unsigned count = 3;
+	assert_int_equal(nv.gpu_instances(dev, 14, gis, &count), NVML_SUCCESS);
+	assert_int_equal(count, 1);
+	count = 1;
+	assert_int_equal(nv.compute_instances(gis[0], 0, cis, &count), NVML_ERROR_INSUFFICIENT_SIZE);
+	count = 2;
+	assert_int_equal(nv.compute_instances(gis[0], 0, cis, &count), NVML_SUCCESS);
+	assert_int_equal(count, 2);
 	assert_int_equal(nv.event_set_create(&set), NVML_SUCCESS);
 	assert_int_equal(nv.register_events(dev, nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);
 	assert_int_equal(nv.event_set_wait_v2(set, &ev, 10), NVML_SUCCESS);
