@@ -15,6 +15,7 @@ pkgs=(
 	nghttp2-client  # h2load: the admission webhook's load benchmark (bench/webhook_load.sh)
 	libnghttp2-dev protobuf-c-compiler libprotobuf-c-dev  # the device plugin's gRPC (src/grpc, src/deviceplugin)
 	python3-grpcio python3-grpc-tools python3-protobuf  # the kubelet stand-in of the device plugin test
+	prometheus  # promtool: the node agent's metrics checked as Prometheus reads them
 )
 
 sudo=""

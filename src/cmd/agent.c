@@ -1,7 +1,7 @@
 /*
- * kerf agent: the node agent's commands.  For now one, `kerf agent
- * inventory`: the node's GPUs as NVML reports them (docs/agent.md), a
- * table or JSON.  Exit status 0 when NVML was read (GPUs with errors
+ * kerf agent: the node agent's commands: `kerf agent inventory`, the
+ * node's GPUs as NVML reports them (docs/agent.md), a table or JSON; and
+ * `kerf agent metrics` (agent_metrics.c), one telemetry sample.  Exit status 0 when NVML was read (GPUs with errors
  * included), 1 when it could not be (the inventory is then Unknown with
  * no GPUs, and says why), 2 on a usage error.
  */
@@ -19,7 +19,8 @@
 #include "nvml/inventory.h"
 
 static const char usage_line[] =
-	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n";
+	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n"
+	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n";
 
 static void mig_text(const struct kerf_gpu *g, char *buf, size_t size)
 {
@@ -168,6 +169,8 @@ int kerf_cmd_agent(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "inventory"))
 		return agent_inventory(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "metrics"))
+		return kerf_cmd_agent_metrics(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", usage_line);
 		return 0;

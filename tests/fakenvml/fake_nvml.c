@@ -54,6 +54,7 @@ struct nvmlDevice_st {
 	unsigned pci_device_id, numa_node, util, power_mw;
 	bool has_numa, lost;
 	unsigned long long mem_mib;
+	unsigned long long used_mib;      /* "memoryUsedMiB" */
 	unsigned mig_current, mig_pending;
 	struct nvmlGpuInstance_st gis[MAX_GI];
 	unsigned nr_gis;
@@ -190,6 +191,7 @@ static void load_device(struct nvmlDevice_st *d, unsigned index, const json_t *o
 	d->bus_id = str(o, "pciBusId");
 	d->pci_device_id = (unsigned)strtoul(str(o, "pciDeviceId"), NULL, 0);
 	d->mem_mib = num(o, "memoryMiB", 0);
+	d->used_mib = num(o, "memoryUsedMiB", 0);
 	d->has_numa = json_is_integer(json_object_get(o, "numaNode"));
 	d->numa_node = num(o, "numaNode", 0);
 	d->lost = json_is_true(json_object_get(o, "lost"));
@@ -338,8 +340,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 	if (!memory)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	memory->total = device->mem_mib << 20;
-	memory->used = 0;
-	memory->free = memory->total;
+	memory->used = device->used_mib << 20;
+	memory->free = memory->total > memory->used ? memory->total - memory->used : 0;
 	return NVML_SUCCESS;
 }
 

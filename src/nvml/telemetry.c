@@ -1,0 +1,144 @@
+#include "nvml/telemetry.h"
+
+#include <string.h>
+
+void kerf_gpu_sample_read(const struct kerf_nvml *nv,
+			  const struct kerf_gpu_inventory *inv,
+			  struct kerf_gpu_sample *s)
+{
+	for (uint32_t i = 0; i < inv->nr_gpus; i++) {
+		const struct kerf_gpu *g = &inv->gpus[i];
+		struct kerf_gpu_sample *x = &s[i];
+		nvmlDevice_t dev;
+		nvmlMemory_t mem;
+		nvmlUtilization_t util;
+		unsigned int mw;
+
+		memset(x, 0, sizeof(*x));
+		if (inv->state != KERF_GPU_INVENTORY_READ || g->lost ||
+		    nv->handle_by_index_v2(g->index, &dev) != NVML_SUCCESS) {
+			x->errors++;
+			continue;
+		}
+		if (nv->memory_info(dev, &mem) == NVML_SUCCESS) {
+			x->has_mem = true;
+			x->fb_used_mib = mem.used >> 20;
+			x->fb_free_mib = mem.free >> 20;
+		} else {
+			x->errors++;
+		}
+		if (nv->utilization) {
+			if (nv->utilization(dev, &util) == NVML_SUCCESS) {
+				x->has_util = true;
+				x->util_gpu_pct = util.gpu;
+				x->util_mem_pct = util.memory;
+			} else {
+				x->errors++;   /* MIG mode: not supported per GPU */
+			}
+		}
+		if (nv->power_usage_mw) {
+			if (nv->power_usage_mw(dev, &mw) == NVML_SUCCESS) {
+				x->has_power = true;
+				x->power_w = (double)mw / 1000.0;
+			} else {
+				x->errors++;
+			}
+		}
+	}
+}
+
+/* A label value escaped as the exposition format asks. */
+static int label(struct kerf_buf *b, const char *v)
+{
+	int rc = 0;
+
+	for (; *v && rc == 0; v++) {
+		if (*v == '\\' || *v == '"')
+			rc = kerf_buf_addf(b, "\\%c", *v);
+		else if (*v == '\n')
+			rc = kerf_buf_add_str(b, "\\n");
+		else
+			rc = kerf_buf_add(b, v, 1);
+	}
+	return rc;
+}
+
+static int labels(struct kerf_buf *b, const struct kerf_gpu *g, const char *host)
+{
+	int rc = kerf_buf_addf(b, "{gpu=\"%u\",uuid=\"", (unsigned)g->index);
+
+	if (rc == 0)
+		rc = label(b, g->uuid);
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\",model_name=\"");
+	if (rc == 0)
+		rc = label(b, g->name);
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\",hostname=\"");
+	if (rc == 0)
+		rc = label(b, host);
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\"}");
+	return rc;
+}
+
+enum { M_UTIL, M_MEMUTIL, M_USED, M_FREE, M_POWER, M_ERRORS, M_NR };
+
+static const struct {
+	const char *name, *type, *help;
+} metrics[M_NR] = {
+	{ "DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)." },
+	{ "DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %)." },
+	{ "DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB)." },
+	{ "DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB)." },
+	{ "DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W)." },
+	{ "kerf_agent_nvml_errors", "gauge", "NVML calls refused in the last sample, per GPU." },
+};
+
+int kerf_gpu_metrics_text(const struct kerf_gpu_inventory *inv,
+			  const struct kerf_gpu_sample *s, const char *hostname,
+			  struct kerf_buf *out)
+{
+	int rc = kerf_buf_addf(out,
+		"# HELP kerf_agent_nvml_up Whether NVML was loaded and read (1) or the GPUs are Unknown (0).\n"
+		"# TYPE kerf_agent_nvml_up gauge\n"
+		"kerf_agent_nvml_up %d\n"
+		"# HELP kerf_agent_gpus GPUs NVML reports on this node.\n"
+		"# TYPE kerf_agent_gpus gauge\n"
+		"kerf_agent_gpus %u\n",
+		inv->state == KERF_GPU_INVENTORY_READ, (unsigned)inv->nr_gpus);
+
+	for (int m = 0; rc == 0 && m < M_NR; m++) {
+		bool any = false;
+
+		for (uint32_t i = 0; rc == 0 && i < inv->nr_gpus; i++) {
+			const struct kerf_gpu_sample *x = &s[i];
+			bool has = m == M_UTIL || m == M_MEMUTIL ? x->has_util
+				 : m == M_USED || m == M_FREE ? x->has_mem
+				 : m == M_POWER ? x->has_power : true;
+
+			if (!has)
+				continue;
+			if (!any)
+				rc = kerf_buf_addf(out, "# HELP %s %s\n# TYPE %s %s\n",
+						   metrics[m].name, metrics[m].help,
+						   metrics[m].name, metrics[m].type);
+			any = true;
+			if (rc == 0)
+				rc = kerf_buf_add_str(out, metrics[m].name);
+			if (rc == 0)
+				rc = labels(out, &inv->gpus[i], hostname);
+			if (rc)
+				break;
+			switch (m) {
+			case M_UTIL: rc = kerf_buf_addf(out, " %u\n", x->util_gpu_pct); break;
+			case M_MEMUTIL: rc = kerf_buf_addf(out, " %u\n", x->util_mem_pct); break;
+			case M_USED: rc = kerf_buf_addf(out, " %llu\n", (unsigned long long)x->fb_used_mib); break;
+			case M_FREE: rc = kerf_buf_addf(out, " %llu\n", (unsigned long long)x->fb_free_mib); break;
+			case M_POWER: rc = kerf_buf_addf(out, " %.3f\n", x->power_w); break;
+			default: rc = kerf_buf_addf(out, " %u\n", x->errors); break;
+			}
+		}
+	}
+	return rc;
+}
