@@ -121,29 +121,13 @@ void kerf_webhook_count_http_error(struct kerf_webhook_counters *m,
 		ADD(m->http_errors[code - KERF_WEBHOOK_CODE_MIN]);
 }
 
-/* A label value: the paths and rules are the caller's strings. */
-static int add_label(struct kerf_buf *out, const char *v)
-{
-	int rc = 0;
-
-	for (; *v && rc == 0; v++) {
-		if (*v == '\\' || *v == '"')
-			rc = kerf_buf_addf(out, "\\%c", *v);
-		else if (*v == '\n')
-			rc = kerf_buf_add_str(out, "\\n");
-		else
-			rc = kerf_buf_add(out, v, 1);
-	}
-	return rc;
-}
-
 /* `name{key="value` with value escaped; the caller closes the labels. */
 static int series(struct kerf_buf *out, const char *name, const char *key,
 		  const char *value)
 {
 	int rc = kerf_buf_addf(out, "%s{%s=\"", name, key);
 
-	return rc ? rc : add_label(out, value);
+	return rc ? rc : kerf_buf_add_prom_label(out, value);
 }
 
 static int render_requests(struct kerf_webhook_counters *m,

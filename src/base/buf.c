@@ -195,3 +195,20 @@ char *kerf_strdup(const char *s)
 		memcpy(d, s, len + 1);
 	return d;
 }
+
+int kerf_buf_add_prom_label(struct kerf_buf *b, const char *s)
+{
+	int rc = 0;
+
+	for (; *s && rc == 0; s++) {
+		if (*s == '\\')
+			rc = kerf_buf_add_str(b, "\\\\");
+		else if (*s == '"')
+			rc = kerf_buf_add_str(b, "\\\"");
+		else if (*s == '\n')
+			rc = kerf_buf_add_str(b, "\\n");
+		else
+			rc = kerf_buf_add(b, s, 1);
+	}
+	return rc;
+}

@@ -56,6 +56,13 @@ int kerf_buf_add_escaped(struct kerf_buf *b, const char *s, size_t len,
 char *kerf_strdup(const char *s);
 
 /*
+ * s as a Prometheus label value (the text exposition format): \ " and
+ * newline escaped, other bytes as they are.  0 or kerf_buf_add's error.
+ */
+int kerf_buf_add_prom_label(struct kerf_buf *b, const char *s)
+	__attribute__((warn_unused_result));
+
+/*
  * s (NUL-terminated) escaped as above into out[size] for a message,
  * shortened with "..." when it does not fit.  Returns out; out is always a
  * valid string (size >= 8).

@@ -47,36 +47,20 @@ void kerf_gpu_sample_read(const struct kerf_nvml *nv,
 	}
 }
 
-/* A label value escaped as the exposition format asks. */
-static int label(struct kerf_buf *b, const char *v)
-{
-	int rc = 0;
-
-	for (; *v && rc == 0; v++) {
-		if (*v == '\\' || *v == '"')
-			rc = kerf_buf_addf(b, "\\%c", *v);
-		else if (*v == '\n')
-			rc = kerf_buf_add_str(b, "\\n");
-		else
-			rc = kerf_buf_add(b, v, 1);
-	}
-	return rc;
-}
-
 static int labels(struct kerf_buf *b, const struct kerf_gpu *g, const char *host)
 {
 	int rc = kerf_buf_addf(b, "{gpu=\"%u\",uuid=\"", (unsigned)g->index);
 
 	if (rc == 0)
-		rc = label(b, g->uuid);
+		rc = kerf_buf_add_prom_label(b, g->uuid);
 	if (rc == 0)
 		rc = kerf_buf_add_str(b, "\",model_name=\"");
 	if (rc == 0)
-		rc = label(b, g->name);
+		rc = kerf_buf_add_prom_label(b, g->name);
 	if (rc == 0)
 		rc = kerf_buf_add_str(b, "\",hostname=\"");
 	if (rc == 0)
-		rc = label(b, host);
+		rc = kerf_buf_add_prom_label(b, host);
 	if (rc == 0)
 		rc = kerf_buf_add_str(b, "\"}");
 	return rc;

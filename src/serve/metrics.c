@@ -28,24 +28,6 @@ void kerf_hist_observe(struct kerf_hist_ms *h, uint64_t ms)
 	h->sum_ms += ms;
 }
 
-/* A label value: \ " and newline escaped; other bytes as they are. */
-static int add_label(struct kerf_buf *b, const char *s)
-{
-	int rc = 0;
-
-	for (; *s && rc == 0; s++) {
-		if (*s == '\\')
-			rc = kerf_buf_add_str(b, "\\\\");
-		else if (*s == '"')
-			rc = kerf_buf_add_str(b, "\\\"");
-		else if (*s == '\n')
-			rc = kerf_buf_add_str(b, "\\n");
-		else
-			rc = kerf_buf_add(b, s, 1);
-	}
-	return rc;
-}
-
 static int head(struct kerf_buf *b, const char *name, const char *type,
 		const char *help)
 {
@@ -61,7 +43,7 @@ static int sample(struct kerf_buf *b, const char *name, const char *const *label
 	for (int i = 0; labels && labels[i] && rc == 0; i += 2) {
 		rc = kerf_buf_addf(b, "%s%s=\"", i ? "," : "{", labels[i]);
 		if (rc == 0)
-			rc = add_label(b, labels[i + 1]);
+			rc = kerf_buf_add_prom_label(b, labels[i + 1]);
 		if (rc == 0)
 			rc = kerf_buf_add_str(b, "\"");
 	}

@@ -17,6 +17,21 @@
 #include "base/buf.h"
 #include "base/err.h"
 
+/* A Prometheus label value: \\ " and newline escaped, the rest as is. */
+static void test_prom_label(void **state)
+{
+	struct kerf_buf b;
+
+	(void)state;
+	kerf_buf_init(&b, 64);
+	assert_int_equal(kerf_buf_add_prom_label(&b, "a\\b\"c\nd\te"), 0);
+	assert_string_equal(kerf_buf_str(&b), "a\\\\b\\\"c\\nd\te");
+	kerf_buf_release(&b);
+	kerf_buf_init(&b, 4);
+	assert_true(kerf_buf_add_prom_label(&b, "\"\"\"") < 0);   /* 6 bytes: over */
+	kerf_buf_release(&b);
+}
+
 static void test_append_and_str(void **state)
 {
 	struct kerf_buf b;
@@ -134,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_escaped),
 		cmocka_unit_test(test_escape_into_message),
+		cmocka_unit_test(test_prom_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
