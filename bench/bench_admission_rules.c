@@ -15,7 +15,6 @@
 #include "admission/decide.h"
 #include "admission/review.h"
 #include "format/file.h"
-#include "format/yaml_json.h"
 
 static double now_s(void)
 {
@@ -29,12 +28,9 @@ int main(int argc, char **argv)
 {
 	struct kerf_admission_config cfg;
 	struct kerf_admission_policy *p;
-	struct kerf_yaml_limits lim = { 16 << 20, 64, 1000000 };
 	struct kerf_err err = { 0 };
 	struct kerf_file objs, rev;
-	json_t *docs, *o;
 	long n = argc > 3 ? atol(argv[3]) : 20000;
-	size_t i;
 
 	if (argc < 3 || n <= 0) {
 		fprintf(stderr, "usage: bench_admission_rules OBJECTS.yaml REVIEW.json [N]\n");
@@ -43,17 +39,11 @@ int main(int argc, char **argv)
 	kerf_admission_config_default(&cfg);
 	if (kerf_admission_policy_new(&cfg, &p) < 0 ||
 	    kerf_file_read(&objs, argv[1], 16 << 20, &err) < 0 ||
-	    kerf_yaml_load_json_docs(argv[1], objs.data, objs.len, &lim, &docs, &err) < 0 ||
+	    kerf_admission_policy_add_yaml(p, argv[1], objs.data, objs.len, &err) < 0 ||
 	    kerf_file_read(&rev, argv[2], 16 << 20, &err) < 0) {
 		fprintf(stderr, "bench_admission_rules: %s\n", err.msg);
 		return 1;
 	}
-	json_array_foreach(docs, i, o)
-		if (kerf_admission_policy_add(p, o, &err) < 0) {
-			fprintf(stderr, "bench_admission_rules: %s\n", err.msg);
-			return 1;
-		}
-	json_decref(docs);
 	kerf_admission_policy_seal(p);
 	/* the share of it that is the codec's: decode alone */
 	{

@@ -23,7 +23,6 @@
 #include "base/buf.h"
 #include "base/parse.h"
 #include "format/file.h"
-#include "format/yaml_json.h"
 
 static volatile sig_atomic_t stop;
 
@@ -64,26 +63,17 @@ static struct kerf_admission_policy *load_policy(const char *path)
 {
 	struct kerf_admission_config cfg;
 	struct kerf_admission_policy *p;
-	struct kerf_yaml_limits lim = { 16 << 20, 64, 1000000 };
 	struct kerf_err err = { 0 };
 	struct kerf_file f;
-	json_t *docs, *o;
-	size_t i;
 
 	kerf_admission_config_default(&cfg);
 	if (kerf_admission_policy_new(&cfg, &p) < 0 ||
 	    kerf_file_read(&f, path, 16 << 20, &err) < 0 ||
-	    kerf_yaml_load_json_docs(path, f.data, f.len, &lim, &docs, &err) < 0) {
+	    kerf_admission_policy_add_yaml(p, path, f.data, f.len, &err) < 0) {
 		fprintf(stderr, "bench_webhook_server: --objects: %s\n", err.msg);
 		exit(1);
 	}
 	kerf_file_release(&f);
-	json_array_foreach(docs, i, o)
-		if (kerf_admission_policy_add(p, o, &err) < 0) {
-			fprintf(stderr, "bench_webhook_server: %s: %s\n", path, err.msg);
-			exit(1);
-		}
-	json_decref(docs);
 	kerf_admission_policy_seal(p);
 	return p;
 }

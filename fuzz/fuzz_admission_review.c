@@ -32,7 +32,6 @@
 #include "admission/review.h"
 #include "base/base64.h"
 #include "format/json_patch.h"
-#include "format/yaml_json.h"
 
 static void check_refusal(int rc, const struct kerf_err *err)
 {
@@ -135,20 +134,15 @@ static struct kerf_admission_policy *policy(void)
 {
 	static struct kerf_admission_policy *p;
 	struct kerf_admission_config cfg;
-	struct kerf_yaml_limits lim = { 1 << 16, 32, 10000 };
 	struct kerf_err err = { 0 };
-	json_t *docs, *o;
-	size_t i;
 
 	if (p)
 		return p;
 	kerf_admission_config_default(&cfg);
 	CHECK(kerf_admission_policy_new(&cfg, &p) == 0);
-	CHECK_MSG(kerf_yaml_load_json_docs("objects", objects, sizeof(objects) - 1,
-					   &lim, &docs, &err) == 0, err.msg);
-	json_array_foreach(docs, i, o)
-		CHECK_MSG(kerf_admission_policy_add(p, o, &err) == 0, err.msg);
-	json_decref(docs);
+	CHECK_MSG(kerf_admission_policy_add_yaml(p, "objects", objects,
+						 sizeof(objects) - 1, &err) == 0,
+		  err.msg);
 	kerf_admission_policy_seal(p);
 	return p;
 }

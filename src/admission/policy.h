@@ -119,6 +119,15 @@ int kerf_admission_policy_new(const struct kerf_admission_config *cfg,
 int kerf_admission_policy_add(struct kerf_admission_policy *p,
 			      const json_t *obj, struct kerf_err *err);
 
+/*
+ * Each document of text (YAML, documents separated by ---, as `kubectl
+ * apply -f` takes them) added as kerf_admission_policy_add does.  Errors
+ * name the file and the document: "NAME: document 2: metadata.name: ...".
+ */
+int kerf_admission_policy_add_yaml(struct kerf_admission_policy *p,
+				   const char *name, const char *text,
+				   size_t len, struct kerf_err *err);
+
 /* The same from decoded objects (kerf serve's caches). */
 int kerf_admission_policy_add_ns(struct kerf_admission_policy *p,
 				 const char *name, const char *tenant);

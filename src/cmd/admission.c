@@ -27,7 +27,6 @@
 #include "cmd/opt.h"
 #include "format/file.h"
 #include "format/json_patch.h"
-#include "format/yaml_json.h"
 
 static const char prog[] = "kerf admission review";
 
@@ -54,31 +53,18 @@ static int load_objects(const char *path, struct kerf_admission_policy *p)
 {
 	struct kerf_file f;
 	struct kerf_err err = { 0 };
-	struct kerf_yaml_limits lim = { .max_bytes = 16 << 20, .max_depth = 64,
-					.max_nodes = 1000000 };
-	json_t *docs, *o;
-	size_t i;
+	int rc;
 
 	if (kerf_file_read(&f, path, 16 << 20, &err) < 0) {
 		fprintf(stderr, "%s: --objects: %s\n", prog, err.msg);
 		return -1;
 	}
-	if (kerf_yaml_load_json_docs(path, f.data, f.len, &lim, &docs, &err) < 0) {
-		fprintf(stderr, "%s: --objects: %s\n", prog, err.msg);
-		kerf_file_release(&f);
+	rc = kerf_admission_policy_add_yaml(p, path, f.data, f.len, &err);
+	kerf_file_release(&f);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
-	kerf_file_release(&f);
-	json_array_foreach(docs, i, o) {
-		kerf_err_clear(&err);
-		if (kerf_admission_policy_add(p, o, &err) < 0) {
-			fprintf(stderr, "%s: %s: document %zu: %s\n", prog, path,
-				i + 1, err.msg);
-			json_decref(docs);
-			return -1;
-		}
-	}
-	json_decref(docs);
 	kerf_admission_policy_seal(p);
 	return 0;
 }

@@ -25,7 +25,6 @@
 #include "base/base64.h"
 #include "format/file.h"
 #include "format/json_patch.h"
-#include "format/yaml_json.h"
 
 static struct kerf_admission_policy *pol;
 static json_t *base;
@@ -43,20 +42,13 @@ static struct kerf_admission_policy *load(const struct kerf_admission_config *cf
 {
 	struct kerf_file f;
 	struct kerf_err err = { 0 };
-	struct kerf_yaml_limits lim = { 1 << 20, 64, 100000 };
 	struct kerf_admission_policy *p;
-	json_t *docs, *o;
-	size_t i;
 
 	assert_int_equal(kerf_file_read(&f, data_path("objects.yaml"), 1 << 20, &err), 0);
-	assert_int_equal(kerf_yaml_load_json_docs("objects.yaml", f.data, f.len, &lim, &docs, &err), 0);
-	kerf_file_release(&f);
 	assert_int_equal(kerf_admission_policy_new(cfg, &p), 0);
-	json_array_foreach(docs, i, o) {
-		if (kerf_admission_policy_add(p, o, &err) < 0)
-			fail_msg("document %zu: %s", i, err.msg);
-	}
-	json_decref(docs);
+	if (kerf_admission_policy_add_yaml(p, "objects.yaml", f.data, f.len, &err) < 0)
+		fail_msg("%s", err.msg);
+	kerf_file_release(&f);
 	kerf_admission_policy_seal(p);
 	return p;
 }
