@@ -19,6 +19,7 @@
 
 #include "admission/allow_handler.h"
 #include "admission/decide.h"
+#include "admission/rules_handler.h"
 #include "admission/server.h"
 #include "base/buf.h"
 #include "base/parse.h"
@@ -43,20 +44,10 @@ static int rules_review(void *ctx, const char *path, const char *body,
 			struct kerf_webhook_answer *ans)
 {
 	struct rules_route *r = ctx;
-	struct kerf_admission_answer a;
-	int rc;
 
 	(void)path;
 	(void)deadline_ms;
-	rc = kerf_admission_answer(r->p, r->route, body, len, &a);
-	if (rc < 0)
-		return rc;
-	ans->body = a.body;
-	ans->len = a.len;
-	ans->http_status = a.http_status;
-	ans->verdict = a.verdict;
-	ans->rule = a.rule;
-	return 0;
+	return kerf_webhook_rules_answer(r->p, r->route, body, len, ans);
 }
 
 static struct kerf_admission_policy *load_policy(const char *path)

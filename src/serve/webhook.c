@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "admission/decide.h"
+#include "admission/rules_handler.h"
 #include "admission/server.h"
 
 struct route_ctx {
@@ -44,23 +45,15 @@ static int review(void *ctx, const char *path, const char *body, size_t len,
 {
 	struct route_ctx *rc = ctx;
 	struct kerf_admission_policy *p = current(rc->w);
-	struct kerf_admission_answer a;
 	int r;
 
 	(void)path;
 	(void)deadline_ms;            /* decisions take microseconds */
 	if (!p)
 		return -KERF_EBUSY;   /* not ready: answered 500, failurePolicy */
-	r = kerf_admission_answer(p, rc->route, body, len, &a);
+	r = kerf_webhook_rules_answer(p, rc->route, body, len, ans);
 	kerf_admission_policy_put(p);
-	if (r < 0)
-		return r;
-	ans->body = a.body;
-	ans->len = a.len;
-	ans->http_status = a.http_status;
-	ans->verdict = a.verdict;
-	ans->rule = a.rule;
-	return 0;
+	return r;
 }
 
 static bool ready(void *ctx)
