@@ -32,16 +32,6 @@ static const char *const kerf_annotations[] = {
 	KERF_ANN_PREEMPT_AT, KERF_ANN_LAST_CHECKPOINT,
 };
 
-static bool in(const char *s, const char *const *set, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, set[i]))
-			return true;
-	return false;
-}
-
-#define IN(s, set) in((s), (set), sizeof(set) / sizeof((set)[0]))
-
 static bool is_kerf(const struct kerf_pod_check *ck)
 {
 	return kerf_admission_list_has(&ck->p->cfg.kerf_users,

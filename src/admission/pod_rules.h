@@ -5,6 +5,9 @@
 #ifndef KERF_ADMISSION_POD_RULES_H
 #define KERF_ADMISSION_POD_RULES_H
 
+#include <stdbool.h>
+#include <string.h>
+
 #include <jansson.h>
 
 #include "admission/decide.h"
@@ -18,6 +21,17 @@ struct kerf_pod_check {
 	const json_t *pod;
 	const json_t *old;                  /* oldObject on UPDATE, or NULL */
 };
+
+/* Is s one of set[0..n)? */
+static inline bool kerf_in_set(const char *s, const char *const *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, set[i]))
+			return true;
+	return false;
+}
+
+#define IN(s, set) kerf_in_set((s), (set), sizeof(set) / sizeof((set)[0]))
 
 /* Every rule of one container (a kerf_container_fn; ctx the check). */
 void kerf_pod_check_container(void *ctx, enum kerf_container_kind kind,

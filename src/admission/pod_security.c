@@ -38,16 +38,6 @@ static const char *const selinux_types[] = {
 	"container_engine_t",
 };
 
-static bool in(const char *s, const char *const *set, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, set[i]))
-			return true;
-	return false;
-}
-
-#define IN(s, set) in((s), (set), sizeof(set) / sizeof((set)[0]))
-
 /*
  * path made canonical without the host's help: absolute, no "//", "." or
  * "..", no trailing '/', and /var/run read as /run (a link on every

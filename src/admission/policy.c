@@ -125,11 +125,17 @@ static void *find(const void *arr, size_t nr, size_t size, const char *name,
 	return bsearch(name, arr, nr, size, name_cmp);
 }
 
-/* Replace an element of the same name, or append one. */
-#define PUT(p, arr, nr, cap, name)                                          \
-	((__typeof__(p->arr))(find_linear(p->arr, p->nr, sizeof(*p->arr), name) \
-		? find_linear(p->arr, p->nr, sizeof(*p->arr), name)             \
-		: slot((void **)&p->arr, &p->nr, &p->cap, sizeof(*p->arr))))
+/* The element named name to fill: the one there is, or a new one. */
+static void *put(void **arr, size_t *nr, size_t *cap, size_t size,
+		 const char *name)
+{
+	void *e = find_linear(*arr, *nr, size, name);
+
+	return e ? e : slot(arr, nr, cap, size);
+}
+
+#define PUT(p, arr, nr, cap, name) \
+	((__typeof__(p->arr))put((void **)&p->arr, &p->nr, &p->cap, sizeof(*p->arr), name))
 
 int kerf_admission_policy_add_ns(struct kerf_admission_policy *p,
 				 const char *name, const char *tenant)
