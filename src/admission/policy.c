@@ -318,16 +318,6 @@ static int add_pod(struct kerf_admission_policy *p, const json_t *obj)
 	return kerf_admission_policy_add_gang(p, ns, gang, pc ? pc : "");
 }
 
-void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,
-				     const char *pool, int32_t gpus)
-{
-	struct kerf_admission_pool *ap =
-		find(p->pools, p->nr_pools, sizeof(*p->pools), pool, p->sealed);
-
-	if (ap)
-		ap->gpus = gpus;
-}
-
 int kerf_admission_policy_add(struct kerf_admission_policy *p,
 			      const json_t *obj, struct kerf_err *err)
 {

@@ -147,10 +147,6 @@ int kerf_admission_policy_add_gang(struct kerf_admission_policy *p,
 const char *kerf_admission_policy_gang_class(const struct kerf_admission_policy *p,
 					     const char *ns, const char *gang);
 
-/* Set how many GPUs a pool has (kerf serve knows; a file may say). */
-void kerf_admission_policy_pool_gpus(struct kerf_admission_policy *p,
-				     const char *pool, int32_t gpus);
-
 /* Done adding: sorted for lookups.  Decisions take sealed snapshots. */
 void kerf_admission_policy_seal(struct kerf_admission_policy *p);
 
