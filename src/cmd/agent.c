@@ -1,5 +1,6 @@
 /*
- * kerf agent: the node agent's commands: `kerf agent inventory`, the
+ * kerf agent: the node agent's commands (`kerf agent run` and `verify` are
+ * in agent_run.c): `kerf agent inventory`, the
  * node's GPUs as NVML reports them (docs/agent.md), a table or JSON; and
  * `kerf agent metrics` (agent_metrics.c), one telemetry sample.  Exit status 0 when NVML was read (GPUs with errors
  * included), 1 when it could not be (the inventory is then Unknown with
@@ -20,7 +21,9 @@
 
 static const char usage_line[] =
 	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n"
-	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n";
+	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n"
+	"       kerf agent run --node-name NAME [options]      (kerf agent run --help)\n"
+	"       kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n";
 
 static void mig_text(const struct kerf_gpu *g, char *buf, size_t size)
 {
@@ -171,6 +174,10 @@ int kerf_cmd_agent(int argc, char **argv)
 		return agent_inventory(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "metrics"))
 		return kerf_cmd_agent_metrics(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return kerf_cmd_agent_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "verify"))
+		return kerf_cmd_agent_verify(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", usage_line);
 		return 0;

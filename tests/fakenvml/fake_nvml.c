@@ -19,6 +19,12 @@
  *    "events": [{"device": 0, "type": "xid", "xid": 79, "gi": 1,
  *                "ci": 0}, {"device": 1, "type": "dbe"}]}
  *
+ * Events can also arrive while a test runs: when $KERF_FAKE_NVML_EVENTS
+ * names a file, nvmlEventSetWait_v2 delivers each line appended to it (one
+ * event object as above per line), and waits up to its timeout (in 10 ms
+ * steps) for one, as the real call blocks; without it the wait returns
+ * TIMEOUT at once when the script's events are spent.
+ *
  * It keeps NVML's rules for the subset kerf uses: handles only from the
  * calls that hand them out, buffers respected (INSUFFICIENT_SIZE when
  * short), UNINITIALIZED before init, profiles walked by index.  Built
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -74,6 +81,7 @@ static struct {
 	nvmlEventData_t events[MAX_EVENTS];
 	unsigned nr_events, next_event;
 	struct nvmlEventSet_st set;
+	long events_offset;               /* read so far of $KERF_FAKE_NVML_EVENTS */
 } fake;
 
 /* The 8-slice GPU profiles by NVML index: id, compute slices, count, MiB. */
@@ -208,26 +216,58 @@ static void load_device(struct nvmlDevice_st *d, unsigned index, const json_t *o
 	}
 }
 
+static bool event_of(const json_t *e, nvmlEventData_t *ev)
+{
+	unsigned dev = num(e, "device", 0);
+	const char *type = str(e, "type");
+
+	if (!json_is_object(e) || dev >= fake.nr_devs)
+		return false;
+	ev->device = &fake.devs[dev];
+	ev->eventType = !strcmp(type, "dbe")   ? nvmlEventTypeDoubleBitEccError
+			: !strcmp(type, "sbe") ? nvmlEventTypeSingleBitEccError
+					       : nvmlEventTypeXidCriticalError;
+	ev->eventData = num(e, "xid", 0);
+	ev->gpuInstanceId = num(e, "gi", NVML_INSTANCE_ID_NONE);
+	ev->computeInstanceId = num(e, "ci", NVML_INSTANCE_ID_NONE);
+	return true;
+}
+
 static void load_events(void)
 {
 	json_t *events = json_object_get(fake.script, "events"), *e;
 	size_t i;
 
 	json_array_foreach(events, i, e) {
-		unsigned dev = num(e, "device", 0);
-		if (fake.nr_events == MAX_EVENTS || dev >= fake.nr_devs)
-			continue;
-		nvmlEventData_t *ev = &fake.events[fake.nr_events++];
-		const char *type = str(e, "type");
-		ev->device = &fake.devs[dev];
-		ev->eventType = !strcmp(type, "dbe")   ? nvmlEventTypeDoubleBitEccError
-				: !strcmp(type, "sbe") ? nvmlEventTypeSingleBitEccError
-						       : nvmlEventTypeXidCriticalError;
-		ev->eventData = num(e, "xid", 0);
-		ev->gpuInstanceId = num(e, "gi", NVML_INSTANCE_ID_NONE);
-		ev->computeInstanceId = num(e, "ci", NVML_INSTANCE_ID_NONE);
+		if (fake.nr_events < MAX_EVENTS &&
+		    event_of(e, &fake.events[fake.nr_events]))
+			fake.nr_events++;
 	}
 }
+
+#ifndef KERF_FAKE_NVML_MINIMAL
+/* The next whole line appended to $KERF_FAKE_NVML_EVENTS as an event. */
+static bool event_appended(nvmlEventData_t *ev)
+{
+	const char *path = getenv("KERF_FAKE_NVML_EVENTS");
+	char line[512];
+	bool got = false;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return false;
+	while (!got && fseek(f, fake.events_offset, SEEK_SET) == 0 &&
+	       fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+		json_t *e = json_loads(line, 0, NULL);
+
+		fake.events_offset = ftell(f);
+		got = event_of(e, ev);
+		json_decref(e);
+	}
+	fclose(f);
+	return got;
+}
+#endif
 
 nvmlReturn_t nvmlInit_v2(void)
 {
@@ -544,7 +584,6 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long ty
 
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeout_ms)
 {
-	(void)timeout_ms;  /* the fake never sleeps: no event is a timeout at once */
 	if (!fake.refs)
 		return NVML_ERROR_UNINITIALIZED;
 	if (set != &fake.set || !data)
@@ -552,10 +591,19 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
 	nvmlReturn_t inj = injected(__func__, NULL);
 	if (inj)
 		return inj;
-	if (fake.next_event == fake.nr_events)
-		return NVML_ERROR_TIMEOUT;
-	*data = fake.events[fake.next_event++];
-	return NVML_SUCCESS;
+	if (fake.next_event < fake.nr_events) {
+		*data = fake.events[fake.next_event++];
+		return NVML_SUCCESS;
+	}
+	if (!getenv("KERF_FAKE_NVML_EVENTS"))
+		return NVML_ERROR_TIMEOUT;   /* no sleep: a timeout at once */
+	for (unsigned waited_ms = 0;; waited_ms += 10) {
+		if (event_appended(data))
+			return NVML_SUCCESS;
+		if (waited_ms >= timeout_ms)
+			return NVML_ERROR_TIMEOUT;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
 }
 
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)

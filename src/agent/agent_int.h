@@ -1,0 +1,96 @@
+/*
+ * agent_int: the agent's state, shared by agent.c (the loop and the Node),
+ * agent_pods.c (what events do to pods) and agent_http.c (the endpoints).
+ */
+#ifndef KERF_AGENT_AGENT_INT_H
+#define KERF_AGENT_AGENT_INT_H
+
+#include "agent/agent.h"
+#include "agent/events.h"
+#include "agent/marks.h"
+#include "base/rng.h"
+#include "kube/informer.h"
+#include "nvml/health.h"
+#include "nvml/inventory.h"
+
+enum {
+	AGENT_MAX_JOBS = 64,
+	AGENT_MAX_NOTES = 512,
+	AGENT_XID_CLASSES = KERF_XID_UNKNOWN + 1,
+};
+
+/* What an event asks of the pods on one GPU (or one MIG instance of it). */
+struct agent_job {
+	int gpu;
+	char mig[32];               /* "3g.40gb@4", "" for the whole GPU */
+	unsigned actions;           /* KERF_HEALTH_* */
+	char reason[KERF_MARK_REASON_MAX];
+};
+
+/* A pod the agent acted on or counted against. */
+struct agent_note {
+	char key[256];              /* namespace/name */
+	char tenant[64];
+	char uid[40];
+	uint64_t app_errors;
+	bool untrusted, untrusted_sent, evict, evicted;
+	char reason[KERF_MARK_REASON_MAX];
+	int64_t next_try_ms;
+	uint64_t inflight;          /* request id, 0 none */
+};
+
+struct kerf_agent {
+	struct kerf_agent_opts o;
+	char node_name[256];
+	char nvlink_domain[128];
+	struct kerf_rng rng;
+	struct kerf_agent_counters c;
+	uint64_t xid_by_class[AGENT_XID_CLASSES];
+
+	/* NVML */
+	struct kerf_gpu_inventory inv;
+	nvmlDevice_t handles[KERF_GPU_MAX_GPUS];
+	struct kerf_agent_events *events;
+	char unknown[KERF_ERR_MSG_MAX];   /* why GPU health is Unknown; "" known */
+	int64_t next_inventory_ms;
+
+	/* the API */
+	struct kerf_informer *node_inf, *pods_inf;
+	json_t *node;               /* the latest Node seen (watch or a write's answer) */
+	struct kerf_agent_marks api;      /* what the Node says */
+	struct kerf_agent_marks fresh;    /* added since, not yet in the API */
+	int64_t fresh_since_ms;     /* the oldest event in fresh, -1 none */
+	bool api_unreadable;        /* the Node's marks do not parse: all down */
+	uint64_t node_write, status_write;   /* request ids in flight */
+	int64_t next_write_ms;
+
+	/* pods */
+	struct agent_job jobs[AGENT_MAX_JOBS];
+	size_t nr_jobs;
+	struct agent_note *notes;
+	size_t nr_notes;
+
+	void *dp;                   /* struct kerf_dp_plugin *, NULL none */
+	void *http;                 /* struct MHD_Daemon *, NULL none */
+};
+
+/* The marks in force: the API's, those not yet written, a bad mark's all. */
+void kerf_agent_effective(const struct kerf_agent *a, struct kerf_agent_marks *m);
+
+/* agent_pods.c */
+void kerf_agent_pod_job(struct kerf_agent *a, const struct agent_job *job);
+void kerf_agent_pods_step(struct kerf_agent *a, int64_t now_ms);
+int kerf_agent_pods_metrics(const struct kerf_agent *a, struct kerf_buf *b)
+	__attribute__((warn_unused_result));
+
+/* agent_http.c */
+int kerf_agent_http_start(struct kerf_agent *a, struct kerf_err *err);
+void kerf_agent_http_run(struct kerf_agent *a);
+void kerf_agent_http_stop(struct kerf_agent *a);
+
+/* agent_dp.c (a no-op without the device plugin) */
+int kerf_agent_dp_start(struct kerf_agent *a, struct kerf_err *err);
+void kerf_agent_dp_step(struct kerf_agent *a);
+void kerf_agent_dp_stop(struct kerf_agent *a);
+
+#endif /* KERF_AGENT_AGENT_INT_H */
