@@ -23,7 +23,9 @@
  * names a file, nvmlEventSetWait_v2 delivers each line appended to it (one
  * event object as above per line), and waits up to its timeout (in 10 ms
  * steps) for one, as the real call blocks; without it the wait returns
- * TIMEOUT at once when the script's events are spent.
+ * TIMEOUT at once when the script's events are spent.  A line
+ * {"failWait": "UNKNOWN"} makes every later wait fail with that code, and
+ * {"failWait": 0} ends it.
  *
  * It keeps NVML's rules for the subset kerf uses: handles only from the
  * calls that hand them out, buffers respected (INSUFFICIENT_SIZE when
@@ -82,6 +84,7 @@ static struct {
 	unsigned nr_events, next_event;
 	struct nvmlEventSet_st set;
 	long events_offset;               /* read so far of $KERF_FAKE_NVML_EVENTS */
+	nvmlReturn_t wait_fail;           /* {"failWait": "UNKNOWN"} appended there */
 } fake;
 
 /* The 8-slice GPU profiles by NVML index: id, compute slices, count, MiB. */
@@ -261,7 +264,10 @@ static bool event_appended(nvmlEventData_t *ev)
 		json_t *e = json_loads(line, 0, NULL);
 
 		fake.events_offset = ftell(f);
-		got = event_of(e, ev);
+		if (json_object_get(e, "failWait"))
+			fake.wait_fail = code_of(json_object_get(e, "failWait"));
+		else
+			got = event_of(e, ev);
 		json_decref(e);
 	}
 	fclose(f);
@@ -600,6 +606,8 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
 	for (unsigned waited_ms = 0;; waited_ms += 10) {
 		if (event_appended(data))
 			return NVML_SUCCESS;
+		if (fake.wait_fail)
+			return fake.wait_fail;
 		if (waited_ms >= timeout_ms)
 			return NVML_ERROR_TIMEOUT;
 		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
