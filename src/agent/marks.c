@@ -171,6 +171,10 @@ int kerf_agent_marks_from_node(const json_t *node, struct kerf_agent_marks *m,
 	size_t i;
 	int rc;
 
+	if (json_is_null(g))   /* a merge patch's "remove" read back: absent */
+		g = NULL;
+	if (json_is_null(mi))
+		mi = NULL;
 	if ((g && !json_is_string(g)) || (mi && !json_is_string(mi))) {
 		memset(m, 0, sizeof(*m));
 		return kerf_err_set(err, -KERF_EPARSE, "annotation %s: not a string",
