@@ -123,8 +123,13 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 				   c == OPT_FORCE;
 
 		if ((verify && run_only) || (!verify && verify_only)) {
-			fprintf(stderr, "%s: %s: not an option of this command\n%s", prog,
-				argv[optind - 1], usage);
+			const char *name = "?";
+
+			for (const struct option *o = longopts; o->name; o++)
+				if (o->val == c)
+					name = o->name;
+			fprintf(stderr, "%s: --%s: not an option of this command\n%s", prog, name,
+				usage);
 			return 2;
 		}
 		switch (c) {
