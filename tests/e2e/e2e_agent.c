@@ -21,12 +21,16 @@
 
 #include "agent/agent.h"
 #include "e2e_lib.h"
+#ifdef KERF_E2E_DP
+#include "e2e_agent_dp.h"
+#endif
 
 static const char *ns = "kerf-e2e-agent";
 static const char *node = "kerf-e2e-agent-1";
 static struct kerf_agent *agent, *agent2;
 static void (*lib_step)(void);
 static char events_path[600];
+static const char *dp_dir;    /* the device plugin's, for the first node's agent */
 
 static void step(void)
 {
@@ -219,7 +223,7 @@ static struct kerf_agent *start_agent(const char *name, struct kerf_nvml *nv, co
 {
 	struct kerf_agent_opts o = {
 		.node_name = name, .ops = &e2e_ops, .nv = nv, .nvml_error = why,
-		.inventory_ms = 2000, .seed = 7,
+		.inventory_ms = 2000, .seed = 7, .dp_dir = dp_dir,
 	};
 	struct kerf_err err = { 0 };
 	struct kerf_agent *a = NULL;
@@ -249,6 +253,33 @@ static int64_t timed(struct want_str *w, int64_t t0, int64_t limit_ms)
 	return e2e_run_until(str_is, w, limit_ms) ? e2e_wall_ms() - t0 : -1;
 }
 
+#ifdef KERF_E2E_DP
+static void tick(void *arg)
+{
+	(void)arg;
+	e2e_turn(5);
+}
+
+/* The device plugin in the loop: Allocate as the kubelet calls it. */
+static void allocate_checks(void)
+{
+	char sock[600], msg[512];
+	int rc;
+
+	snprintf(sock, sizeof(sock), "%s/kerf-gpu.sock", dp_dir);
+	rc = e2e_agent_allocate(sock, "GPU-a1111111-0000-0000-0000-000000000000", tick, msg,
+				sizeof(msg));
+	e2e_check(rc == 0, "device plugin: Allocate of GPU 1, what kerf assigned on-gpu1: OK");
+	rc = e2e_agent_allocate(sock, "GPU-a3333333-0000-0000-0000-000000000000", tick, msg,
+				sizeof(msg));
+	printf("# refused: %s\n", msg);
+	e2e_check(rc > 0, "device plugin: Allocate of GPU 3 (two MIG pods hold it): refused");
+	rc = e2e_agent_allocate(sock, "GPU-ffffffff-0000-0000-0000-000000000000", tick, msg,
+				sizeof(msg));
+	e2e_check(rc > 0, "device plugin: Allocate of a device it does not serve: refused");
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct kerf_nvml nv;
@@ -273,6 +304,10 @@ int main(int argc, char **argv)
 	setenv("KERF_FAKE_NVML_EVENTS", events_path, 1);
 	lib_step = e2e_step;
 	e2e_step = step;
+#ifdef KERF_E2E_DP
+	char dp_tmp[] = "/tmp/kerf-e2e-dp.XXXXXX";
+	dp_dir = mkdtemp(dp_tmp);
+#endif
 	memset(&nv, 0, sizeof(nv));
 	e2e_check(kerf_nvml_open(&nv, argv[2], &err) == 0, "the fake NVML loads");
 
@@ -300,6 +335,9 @@ int main(int argc, char **argv)
 		  "the Node carries the GPU count, model, MIG GPUs and layout");
 	e2e_check(e2e_run_until(cond_is, &(struct want_cond){ .node = node, .status = "True" }, 5000),
 		  "condition KerfGPUHealthy True");
+#ifdef KERF_E2E_DP
+	allocate_checks();
+#endif
 
 	/* N-03: application Xids: counted against the pod, never a cordon */
 	event("{\"device\": 1, \"type\": \"xid\", \"xid\": 13}");
@@ -441,6 +479,7 @@ int main(int argc, char **argv)
 		struct kerf_nvml none;
 
 		memset(&none, 0, sizeof(none));
+		dp_dir = NULL;
 		agent2 = start_agent("kerf-e2e-agent-2", &none,
 				     "libnvidia-ml.so.1: cannot open shared object file");
 		e2e_check(agent2 && e2e_run_until(cond_is, &(struct want_cond){ "kerf-e2e-agent-2",
@@ -457,6 +496,12 @@ out:
 	agent = NULL;
 	kerf_nvml_close(&nv);
 	unlink(events_path);
+#ifdef KERF_E2E_DP
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dp_tmp);
+	if (system(rm) != 0)
+		printf("# could not remove %s\n", dp_tmp);
+#endif
 	e2e_teardown();
 	return e2e_done();
 }
