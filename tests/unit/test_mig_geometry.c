@@ -98,6 +98,21 @@ static void test_profile_lists(void **state)
 	}
 }
 
+/* NVML's name and GPU feature discovery's product label find the model. */
+static void test_find_names(void **state)
+{
+	const struct kerf_mig_model *h100 = kerf_mig_model_find("H100-80GB");
+
+	(void)state;
+	assert_non_null(h100);
+	assert_ptr_equal(kerf_mig_model_find("NVIDIA H100 80GB HBM3"), h100);
+	assert_ptr_equal(kerf_mig_model_find("NVIDIA-H100-80GB-HBM3"), h100);
+	assert_ptr_equal(kerf_mig_model_find("nvidia-h100-80gb-hbm3"), h100);
+	assert_ptr_equal(kerf_mig_model_find("h100 80gb"), h100);
+	assert_null(kerf_mig_model_find("NVIDIA-H100-80GB-HBM"));
+	assert_null(kerf_mig_model_find("NVIDIA_H100_80GB_HBM3"));
+}
+
 /* The IDs nvidia-smi prints, per family (MIG User Guide listings). */
 static void test_nvml_ids(void **state)
 {
@@ -364,6 +379,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_lists),
+		cmocka_unit_test(test_find_names),
 		cmocka_unit_test(test_nvml_ids),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_balanced),

@@ -1,8 +1,8 @@
 #include "core/mig/geometry.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 /*
  * Placement sets ({starts}:size in nvidia-smi mig -lgipp) as bitmasks of
@@ -156,7 +156,23 @@ const struct kerf_mig_model *kerf_mig_models(size_t *nr)
 	return models;
 }
 
-/* Is name one of the '|'-separated names in list (without case)? */
+/*
+ * The same name, without case, a space and a '-' alike: NVML says
+ * "NVIDIA H100 80GB HBM3", GPU feature discovery's nvidia.com/gpu.product
+ * label "NVIDIA-H100-80GB-HBM3".
+ */
+static bool same_name(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] == ' ' ? '-' : a[i], y = b[i] == ' ' ? '-' : b[i];
+
+		if (tolower((unsigned char)x) != tolower((unsigned char)y))
+			return false;
+	}
+	return true;
+}
+
+/* Is name one of the '|'-separated names in list (see same_name)? */
 static bool in_list(const char *list, const char *name)
 {
 	size_t len = strlen(name);
@@ -165,7 +181,7 @@ static bool in_list(const char *list, const char *name)
 		const char *end = strchr(list, '|');
 		size_t n = end ? (size_t)(end - list) : strlen(list);
 
-		if (n == len && !strncasecmp(list, name, n))
+		if (n == len && same_name(list, name, n))
 			return true;
 		list = end ? end + 1 : NULL;
 	}
@@ -177,7 +193,9 @@ const struct kerf_mig_model *kerf_mig_model_find(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		if (!strcasecmp(models[i].name, name) || in_list(models[i].aliases, name))
+		if ((strlen(models[i].name) == strlen(name) &&
+		     same_name(models[i].name, name, strlen(name))) ||
+		    in_list(models[i].aliases, name))
 			return &models[i];
 	return NULL;
 }

@@ -58,7 +58,8 @@ const struct kerf_mig_model *kerf_mig_models(size_t *nr);
 
 /*
  * The model called name (its name or one of its aliases, compared without
- * case), or NULL.
+ * case, a space and a '-' alike: NVML's name and GPU feature discovery's
+ * product label both find it), or NULL.
  */
 const struct kerf_mig_model *kerf_mig_model_find(const char *name);
 
