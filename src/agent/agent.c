@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include "agent/node_doc.h"
+#include "nvml/telemetry.h"
 #include "kobj/pod.h"
 #include "kobj/time.h"
 
-enum { WRITE_RETRY_MS = 1000, INVENTORY_MS = 30000, EVENTS_PER_STEP = 256 };
+enum { WRITE_RETRY_MS = 1000, INVENTORY_MS = 30000, UTIL_WINDOW_MS = 300000,
+       EVENTS_PER_STEP = 256 };
 
 static void now_text(char out[KERF_TIME_TEXT_MAX])
 {
@@ -208,6 +210,7 @@ static void write_node(struct kerf_agent *a, int64_t now_ms)
 	struct kerf_agent_node_view v = {
 		.inv = &a->inv, .marks = &m, .now = now,
 		.nvlink_domain = a->nvlink_domain[0] ? a->nvlink_domain : NULL,
+		.utilization = a->next_util_ms ? a->util_text : NULL,
 	};
 	/* marks that cannot be read are never written over */
 	if (!a->api_unreadable && kerf_agent_node_patch(a->node, &v, &patch) == 0 && patch) {
@@ -324,6 +327,23 @@ static void take_events(struct kerf_agent *a)
 	}
 }
 
+/* One utilisation sample of every GPU into the window. */
+static void sample_util(struct kerf_agent *a, int64_t now_ms)
+{
+	struct kerf_gpu_sample s[KERF_GPU_MAX_GPUS];
+
+	if (now_ms < a->next_util_ms)
+		return;
+	a->next_util_ms = now_ms + a->o.util_window_ms / KERF_UTIL_SAMPLES;
+	if (!a->o.nv || !a->o.nv->initialised || a->inv.state != KERF_GPU_INVENTORY_READ ||
+	    a->inv.nr_gpus > KERF_GPU_MAX_GPUS)
+		return;
+	kerf_gpu_sample_read(a->o.nv, &a->inv, s);
+	for (uint32_t i = 0; i < a->inv.nr_gpus; i++)
+		kerf_util_add(&a->util, a->inv.gpus[i].index, s[i].has_util, s[i].util_gpu_pct);
+	kerf_util_text(&a->util, a->util_text, sizeof(a->util_text));
+}
+
 /* A GPU the inventory found lost is a lost GPU, events or not. */
 static void lost_gpus(struct kerf_agent *a)
 {
@@ -359,6 +379,8 @@ int kerf_agent_new(const struct kerf_agent_opts *o, struct kerf_agent **out,
 	a->o.node_name = a->node_name;
 	if (a->o.inventory_ms <= 0)
 		a->o.inventory_ms = INVENTORY_MS;
+	if (a->o.util_window_ms <= 0)
+		a->o.util_window_ms = UTIL_WINDOW_MS;
 	kerf_rng_seed(&a->rng, o->seed);
 	if (!(a->notes = calloc(AGENT_MAX_NOTES, sizeof(*a->notes)))) {
 		free(a);
@@ -430,6 +452,7 @@ int kerf_agent_step(struct kerf_agent *a, int timeout_ms)
 		lost_gpus(a);
 		a->next_write_ms = 0;
 	}
+	sample_util(a, now);
 	read_api_marks(a);
 	write_node(a, now);
 	if (kerf_informer_has_synced(a->pods_inf))

@@ -45,6 +45,7 @@ struct kerf_agent_opts {
 	const char *dp_dir;              /* device plugin dir; NULL: none */
 	bool no_drain;                   /* never evict (marks still written) */
 	int inventory_ms;                /* re-read period; 0: 30000 */
+	int util_window_ms;              /* utilisation mean over; 0: 300000 */
 	uint64_t seed;
 };
 

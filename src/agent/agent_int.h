@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 #include "agent/events.h"
 #include "agent/marks.h"
+#include "agent/util.h"
 #include "base/rng.h"
 #include "kube/informer.h"
 #include "nvml/health.h"
@@ -53,6 +54,9 @@ struct kerf_agent {
 	struct kerf_agent_events *events;
 	char unknown[KERF_ERR_MSG_MAX];   /* why GPU health is Unknown; "" known */
 	int64_t next_inventory_ms;
+	struct kerf_util_window util;
+	int64_t next_util_ms;
+	char util_text[KERF_UTIL_MAX_GPUS * 8];
 
 	/* the API */
 	struct kerf_informer *node_inf, *pods_inf;

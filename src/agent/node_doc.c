@@ -3,6 +3,8 @@
  */
 #include "agent/node_doc.h"
 
+#include "agent/util.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -150,6 +152,11 @@ int kerf_agent_node_patch(const json_t *node, const struct kerf_agent_node_view 
 		mig_layout(v->inv, layout, sizeof(layout));
 		want_key(ap, ann, KERF_ANN_MIG_LAYOUT, layout[0] ? layout : NULL);
 	}
+	if (v->utilization && kerf_util_changed(json_string_value(json_object_get(
+							ann, KERF_ANN_GPU_UTILIZATION)),
+						v->utilization))
+		want_key(ap, ann, KERF_ANN_GPU_UTILIZATION,
+			 v->utilization[0] ? v->utilization : NULL);
 	if ((rc = node_mark_patch(patch, ap, node, v)) < 0)
 		goto done;
 	rc = 0;

@@ -11,8 +11,9 @@
  *   kerf.io/mig-gpus        GPUs in MIG mode
  *   kerf.io/nvlink-domain   only when configured (a domain spans nodes:
  *                           NVML on one node cannot name it)
- * Annotations: the marks (marks.h) and kerf.io/mig-layout, the instances
- * of each MIG GPU ("0:3g.40gb@0,3g.40gb@4;1:7g.80gb@0").
+ * Annotations: the marks (marks.h), kerf.io/mig-layout, the instances of
+ * each MIG GPU ("0:3g.40gb@0,3g.40gb@4;1:7g.80gb@0"), and
+ * kerf.io/gpu-utilization when it moved (util.h).
  * A node mark adds the taint kerf.io/gpu-failed=node:NoSchedule and
  * cordons (spec.unschedulable), noting kerf.io/cordoned-by so that a
  * verification uncordons only what the agent cordoned.
@@ -44,6 +45,7 @@ struct kerf_agent_node_view {
 	const struct kerf_agent_marks *marks;
 	const char *nvlink_domain;             /* NULL: not written */
 	const char *now;                       /* RFC 3339 */
+	const char *utilization;               /* util.h's text; NULL: not written */
 };
 
 /*

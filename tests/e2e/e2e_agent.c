@@ -223,7 +223,7 @@ static struct kerf_agent *start_agent(const char *name, struct kerf_nvml *nv, co
 {
 	struct kerf_agent_opts o = {
 		.node_name = name, .ops = &e2e_ops, .nv = nv, .nvml_error = why,
-		.inventory_ms = 2000, .seed = 7, .dp_dir = dp_dir,
+		.inventory_ms = 2000, .util_window_ms = 3000, .seed = 7, .dp_dir = dp_dir,
 	};
 	struct kerf_err err = { 0 };
 	struct kerf_agent *a = NULL;
@@ -335,6 +335,11 @@ int main(int argc, char **argv)
 		  "the Node carries the GPU count, model, MIG GPUs and layout");
 	e2e_check(e2e_run_until(cond_is, &(struct want_cond){ .node = node, .status = "True" }, 5000),
 		  "condition KerfGPUHealthy True");
+	e2e_check(e2e_run_until(str_is, WS(node, "annotations", "kerf.io/gpu-utilization",
+					   "0:40,1:10,2:0"), 5000),
+		  "the GPUs' utilisation on the Node for idle reclamation (none for the MIG GPU)");
+	node_str(node, "annotations", "kerf.io/gpu-utilization", v, sizeof(v));
+	printf("# kerf.io/gpu-utilization: %s\n", v);
 #ifdef KERF_E2E_DP
 	allocate_checks();
 #endif
