@@ -23,7 +23,9 @@ static const char usage_line[] =
 	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n"
 	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n"
 	"       kerf agent run --node-name NAME [options]      (kerf agent run --help)\n"
-	"       kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n";
+	"       kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n"
+
+	"       kerf agent mig plan|apply|enable|disable ... (kerf agent mig --help)\n";
 
 static void mig_text(const struct kerf_gpu *g, char *buf, size_t size)
 {
@@ -178,6 +180,8 @@ int kerf_cmd_agent(int argc, char **argv)
 		return kerf_cmd_agent_run(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "verify"))
 		return kerf_cmd_agent_verify(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "mig"))
+		return kerf_cmd_agent_mig(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", usage_line);
 		return 0;

@@ -22,6 +22,7 @@ int kerf_cmd_get(int argc, char **argv);
 int kerf_cmd_explain(int argc, char **argv);
 int kerf_cmd_admission(int argc, char **argv);
 int kerf_cmd_agent_metrics(int argc, char **argv);
+int kerf_cmd_agent_mig(int argc, char **argv);
 int kerf_cmd_agent(int argc, char **argv);
 int kerf_cmd_agent_run(int argc, char **argv);
 int kerf_cmd_agent_verify(int argc, char **argv);

@@ -164,6 +164,26 @@ typedef struct nvmlComputeInstanceInfo_st {
 	nvmlComputeInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
 
+/* A process on the GPU (nvmlProcessInfo_v2_t, what the _v3 calls take). */
+typedef struct nvmlProcessInfo_st {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;  /* bytes */
+	unsigned int gpuInstanceId;        /* NVML_INSTANCE_ID_NONE if not MIG */
+	unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+/*
+ * The 32-byte element that nvmlDeviceGetComputeRunningProcesses_v3 took
+ * in drivers 535.43.02 to 535.86.05 only (gpu-nvml-api notes, section 2).
+ */
+typedef struct nvmlProcessInfo535_st {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+	unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessInfo535_t;
+
 typedef struct nvmlEventData_st {
 	nvmlDevice_t device;
 	unsigned long long eventType;
@@ -189,6 +209,10 @@ _Static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32 &&
 	       offsetof(nvmlComputeInstanceInfo_t, placement) == 24, "cii");
 _Static_assert(sizeof(nvmlEventData_t) == 32 &&
 	       offsetof(nvmlEventData_t, gpuInstanceId) == 24, "event");
+_Static_assert(sizeof(nvmlProcessInfo_t) == 24 && offsetof(nvmlProcessInfo_t, usedGpuMemory) == 8 &&
+	       offsetof(nvmlProcessInfo_t, gpuInstanceId) == 16, "process");
+_Static_assert(sizeof(nvmlProcessInfo535_t) == 32 &&
+	       offsetof(nvmlProcessInfo535_t, computeInstanceId) == 20, "process535");
 _Static_assert(nvmlMemory_v2 == 0x02000028u, "versions");
 
 /* The function types, one per symbol the agent resolves. */
@@ -227,5 +251,26 @@ typedef nvmlReturn_t (*nvml_register_events_fn)(nvmlDevice_t device, unsigned lo
 typedef nvmlReturn_t (*nvml_event_set_wait_fn)(nvmlEventSet_t set, nvmlEventData_t *data,
 					       unsigned int timeout_ms);
 typedef nvmlReturn_t (*nvml_event_set_free_fn)(nvmlEventSet_t set);
+
+/* MIG actuation (KERF_NVML_F_MIG_ACTUATE): changing modes and instances. */
+typedef nvmlReturn_t (*nvml_set_mig_mode_fn)(nvmlDevice_t device, unsigned int mode,
+					     nvmlReturn_t *activationStatus);
+typedef nvmlReturn_t (*nvml_gi_placements_fn)(nvmlDevice_t device, unsigned int profileId,
+					      nvmlGpuInstancePlacement_t *placements,
+					      unsigned int *count);
+typedef nvmlReturn_t (*nvml_create_gi_fn)(nvmlDevice_t device, unsigned int profileId,
+					  const nvmlGpuInstancePlacement_t *placement,
+					  nvmlGpuInstance_t *gpuInstance);
+typedef nvmlReturn_t (*nvml_gi_by_id_fn)(nvmlDevice_t device, unsigned int id,
+					 nvmlGpuInstance_t *gpuInstance);
+typedef nvmlReturn_t (*nvml_gi_destroy_fn)(nvmlGpuInstance_t gpuInstance);
+typedef nvmlReturn_t (*nvml_create_ci_fn)(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
+					  nvmlComputeInstance_t *computeInstance);
+typedef nvmlReturn_t (*nvml_ci_by_id_fn)(nvmlGpuInstance_t gpuInstance, unsigned int id,
+					 nvmlComputeInstance_t *computeInstance);
+typedef nvmlReturn_t (*nvml_ci_destroy_fn)(nvmlComputeInstance_t computeInstance);
+/* nvmlDeviceGetComputeRunningProcesses_v3: *count in/out, infos may be NULL */
+typedef nvmlReturn_t (*nvml_running_processes_fn)(nvmlDevice_t device, unsigned int *infoCount,
+						  nvmlProcessInfo_t *infos);
 
 #endif /* KERF_NVML_NVML_API_H */

@@ -45,6 +45,17 @@ static const struct sym syms[] = {
 	S(register_events, "nvmlDeviceRegisterEvents", KERF_NVML_F_EVENTS),
 	S(event_set_wait_v2, "nvmlEventSetWait_v2", KERF_NVML_F_EVENTS),
 	S(event_set_free, "nvmlEventSetFree", KERF_NVML_F_EVENTS),
+	S(set_mig_mode, "nvmlDeviceSetMigMode", KERF_NVML_F_MIG_ACTUATE),
+	S(gi_placements_v2, "nvmlDeviceGetGpuInstancePossiblePlacements_v2", KERF_NVML_F_MIG_ACTUATE),
+	S(create_gi_with_placement, "nvmlDeviceCreateGpuInstanceWithPlacement",
+	  KERF_NVML_F_MIG_ACTUATE),
+	S(gi_by_id, "nvmlDeviceGetGpuInstanceById", KERF_NVML_F_MIG_ACTUATE),
+	S(gi_destroy, "nvmlGpuInstanceDestroy", KERF_NVML_F_MIG_ACTUATE),
+	S(create_ci, "nvmlGpuInstanceCreateComputeInstance", KERF_NVML_F_MIG_ACTUATE),
+	S(ci_by_id, "nvmlGpuInstanceGetComputeInstanceById", KERF_NVML_F_MIG_ACTUATE),
+	S(ci_destroy, "nvmlComputeInstanceDestroy", KERF_NVML_F_MIG_ACTUATE),
+	S(running_processes_v3, "nvmlDeviceGetComputeRunningProcesses_v3",
+	  KERF_NVML_F_MIG_ACTUATE),
 };
 #undef S
 
@@ -58,6 +69,7 @@ static const struct {
 	{ KERF_NVML_F_NVLINK, "nvlink" },
 	{ KERF_NVML_F_EVENTS, "events" },
 	{ KERF_NVML_F_TELEMETRY, "telemetry" },
+	{ KERF_NVML_F_MIG_ACTUATE, "mig-actuation" },
 };
 
 static void note_off(struct kerf_nvml *nv, unsigned bit, const char *symbol)

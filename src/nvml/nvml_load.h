@@ -31,8 +31,9 @@ enum kerf_nvml_features {
 	KERF_NVML_F_NVLINK = 1u << 3,          /* link state and remote PCI info */
 	KERF_NVML_F_EVENTS = 1u << 4,          /* event sets (Xid, ECC) */
 	KERF_NVML_F_TELEMETRY = 1u << 5,       /* utilisation and power */
+	KERF_NVML_F_MIG_ACTUATE = 1u << 6,     /* MIG mode and instance changes (R470+) */
 };
-#define KERF_NVML_F_ALL 0x3fu
+#define KERF_NVML_F_ALL 0x7fu
 
 enum { KERF_NVML_OFF_MAX = 512 };
 
@@ -71,6 +72,16 @@ struct kerf_nvml {
 	nvml_register_events_fn register_events;
 	nvml_event_set_wait_fn event_set_wait_v2;
 	nvml_event_set_free_fn event_set_free;
+	/* MIG actuation (src/actuate) */
+	nvml_set_mig_mode_fn set_mig_mode;
+	nvml_gi_placements_fn gi_placements_v2;
+	nvml_create_gi_fn create_gi_with_placement;
+	nvml_gi_by_id_fn gi_by_id;
+	nvml_gi_destroy_fn gi_destroy;
+	nvml_create_ci_fn create_ci;
+	nvml_ci_by_id_fn ci_by_id;
+	nvml_ci_destroy_fn ci_destroy;
+	nvml_running_processes_fn running_processes_v3;
 };
 
 /*

@@ -619,3 +619,6 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 	return set == &fake.set ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }
 #endif /* KERF_FAKE_NVML_MINIMAL */
+
+/* The MIG writes (create, destroy, mode), in their own file. */
+#include "fake_nvml_mig.c"
