@@ -620,5 +620,8 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 }
 #endif /* KERF_FAKE_NVML_MINIMAL */
 
-/* The MIG writes (create, destroy, mode), in their own file. */
+/* The MIG writes (create, destroy, mode), in their own file; not in the
+ * minimal build, so that it also shows MIG actuation turned off. */
+#ifndef KERF_FAKE_NVML_MINIMAL
 #include "fake_nvml_mig.c"
+#endif

@@ -23,7 +23,9 @@
  *
  *   "failMigCall": {"after": 3, "rc": "UNKNOWN"}   the write call after
  *       the first 3 (set mode, create, destroy) fails once with rc; counted
- *       from nvmlInit_v2
+ *       from nvmlInit_v2.  With "noop": true instead it returns SUCCESS
+ *       and changes nothing (a create hands out a NULL handle): a driver
+ *       that says done and did not do it
  *   devices[i].processes: [{"pid": 7, "usedMiB": 100, "gi": 1, "ci": 0}]
  *       what nvmlDeviceGetComputeRunningProcesses_v3 lists; an instance
  *       with a process is in use
@@ -43,6 +45,7 @@ static const struct {
 
 static struct {
 	unsigned nr_writes;          /* write calls since nvmlInit_v2 */
+	bool noop;                   /* this write says SUCCESS, does nothing */
 } mig_fake;
 
 /* The key the fake marks its script with once its MIG state is reset. */
@@ -63,7 +66,10 @@ static nvmlReturn_t mig_write_fails(void)
 	mig_sync();
 	json_t *f = json_object_get(fake.script, "failMigCall");
 	unsigned n = mig_fake.nr_writes++;
-	if (f && n == num(f, "after", 0))
+	mig_fake.noop = false;
+	if (f && n == num(f, "after", 0) && json_is_true(json_object_get(f, "noop")))
+		mig_fake.noop = true;
+	else if (f && n == num(f, "after", 0))
 		return code_of(json_object_get(f, "rc"));
 	return NVML_SUCCESS;
 }
@@ -184,8 +190,10 @@ nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsig
 	    !((gi_place[k].starts >> placement->start) & 1u))
 		return NVML_ERROR_INVALID_ARGUMENT;
 	nvmlReturn_t rc = mig_write_fails();
-	if (rc != NVML_SUCCESS)
+	if (rc != NVML_SUCCESS || mig_fake.noop) {
+		*gpuInstance = NULL;
 		return rc;
+	}
 	if (!gi_fits(device, p, placement->start, placement->size))
 		return NVML_ERROR_INSUFFICIENT_RESOURCES;
 
@@ -235,7 +243,7 @@ nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)
 	if (live_cis(gpuInstance) || processes_on(gpuInstance->dev, gpuInstance->id, DEAD))
 		return NVML_ERROR_IN_USE;
 	nvmlReturn_t rc = mig_write_fails();
-	if (rc != NVML_SUCCESS)
+	if (rc != NVML_SUCCESS || mig_fake.noop)
 		return rc;
 	gpuInstance->profile_id = DEAD;
 	gpuInstance->id = DEAD;
@@ -256,8 +264,10 @@ nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance,
 	if (size > slices)
 		return NVML_ERROR_NOT_SUPPORTED;
 	nvmlReturn_t rc = mig_write_fails();
-	if (rc != NVML_SUCCESS)
+	if (rc != NVML_SUCCESS || mig_fake.noop) {
+		*computeInstance = NULL;
 		return rc;
+	}
 
 	/* first fit on the GI's compute slices */
 	for (unsigned i = 0; i < gpuInstance->nr_cis; i++)
@@ -314,7 +324,7 @@ nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)
 	if (processes_on(computeInstance->gi->dev, computeInstance->gi->id, computeInstance->id))
 		return NVML_ERROR_IN_USE;
 	nvmlReturn_t rc = mig_write_fails();
-	if (rc != NVML_SUCCESS)
+	if (rc != NVML_SUCCESS || mig_fake.noop)
 		return rc;
 	computeInstance->profile_id = DEAD;
 	computeInstance->id = DEAD;
@@ -330,8 +340,10 @@ nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode,
 	if (device->mig_current == DEAD)
 		return NVML_ERROR_NOT_SUPPORTED;
 	nvmlReturn_t rc = mig_write_fails();
-	if (rc != NVML_SUCCESS)
+	if (rc != NVML_SUCCESS || mig_fake.noop) {
+		*activationStatus = NVML_SUCCESS;
 		return rc;
+	}
 	device->mig_pending = mode;
 	json_t *act = json_object_get(device_script(device), "migActivation");
 	bool busy = json_array_size(json_object_get(device_script(device), "processes")) > 0;
