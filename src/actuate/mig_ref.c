@@ -18,6 +18,11 @@ static int parse_one(const char *s, size_t len, const char *field, struct kerf_m
 		return kerf_err_set(err, -KERF_EINVAL,
 				    "%s: an entry is empty or longer than %zu bytes", field,
 				    sizeof(item) - 1);
+	for (size_t k = 0; k < len; k++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:@+_-", s[k]))
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "%s: byte %zu of an entry: only letters, digits and . : @ + _ - may name an instance",
+					    field, k + 1);
 	memcpy(item, s, len);
 	item[len] = '\0';
 	colon = strchr(item, ':');

@@ -38,7 +38,8 @@ static const char usage_line[] =
 struct args {
 	bool apply, json, dry_run;
 	const char *want, *library;
-	struct kerf_mig_ref assigned[KERF_MIG_MAX_REFS], in_use[KERF_MIG_MAX_REFS];
+	struct kerf_mig_ref assigned[KERF_MIG_MAX_REFS];
+	struct kerf_mig_ref in_use[2 * KERF_MIG_MAX_REFS];  /* --in-use, then --assigned */
 	size_t nr_assigned, nr_in_use;
 	bool has_assigned;
 	long gpu;
@@ -114,7 +115,6 @@ static const char *state_name(enum kerf_mig_step_state s, bool ran)
 static void print_text(const struct run *r)
 {
 	const struct kerf_mig_model *m = r->gpus.node.model;
-	char shown[KERF_ERR_MSG_MAX + 64];
 
 	printf("model %s", m->name);
 	if (r->gpus.skipped[0])
@@ -144,11 +144,12 @@ static void print_text(const struct run *r)
 		return;
 	if (r->rep.failed >= 0)
 		printf("result: step %ld of %zu failed: %s\n  %zu done, %zu not done\n",
-		       r->rep.failed + 1, r->steps.nr,
-		       kerf_escape(shown, sizeof(shown), r->rep.error), r->rep.nr_done,
+		       r->rep.failed + 1, r->steps.nr, r->rep.error, r->rep.nr_done,
 		       r->steps.nr - r->rep.nr_done - 1);
-	else
+	else if (r->steps.nr)
 		printf("result: all %zu steps done\n", r->steps.nr);
+	else
+		printf("result: nothing to do\n");
 	printf("now (read from NVML)\n");
 	for (unsigned n = 0; n < r->rep.now.node.nr_gpus; n++) {
 		printf("  ");
@@ -258,7 +259,6 @@ static int mig_plan_apply(const struct args *a)
 	struct kerf_nvml nv;
 	struct kerf_err err = { 0 };
 	struct run *r = calloc(1, sizeof(*r));
-	char shown[KERF_ERR_MSG_MAX + 64];
 	int status = 1;
 
 	if (!r) {
@@ -286,8 +286,8 @@ static int mig_plan_apply(const struct args *a)
 	}
 	status = r->ran && r->rep.failed >= 0 ? 1 : 0;
 out:
-	if (err.msg[0])
-		fprintf(stderr, "%s: %s\n", prog, kerf_escape(shown, sizeof(shown), err.msg));
+	if (err.msg[0])  /* user text in it was checked or escaped where it was read */
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
 	free(r);
 	return status;
 }
@@ -326,10 +326,10 @@ static int mig_mode(const struct args *a, unsigned mode)
 static int refs(const char *opt, const char *text, struct kerf_mig_ref *out, size_t *nr)
 {
 	struct kerf_err err = { 0 };
-	char shown[KERF_ERR_MSG_MAX + 64];
 
+	/* the message quotes only what passed the parser's character check */
 	if (kerf_mig_refs_parse(text, opt, out, KERF_MIG_MAX_REFS, nr, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, kerf_escape(shown, sizeof(shown), err.msg));
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return -1;
 	}
 	return 0;
@@ -425,5 +425,8 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 		fprintf(stderr, "%s: %s needs exactly one of --want and --assigned\n", prog, verb);
 		return 2;
 	}
+	/* pods use the instances assigned to them: never destroyed */
+	memcpy(&a.in_use[a.nr_in_use], a.assigned, a.nr_assigned * sizeof(a.assigned[0]));
+	a.nr_in_use += a.nr_assigned;
 	return mig_plan_apply(&a);
 }
