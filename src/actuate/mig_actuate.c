@@ -24,18 +24,6 @@ const char *kerf_mig_step_kind_name(enum kerf_mig_step_kind kind)
 	return "?";
 }
 
-/* Index of instance (profile, start) in GPU n of g, or -1. */
-static int find_instance(const struct kerf_mig_gpus *g, unsigned n, unsigned profile,
-			 unsigned start)
-{
-	const struct kerf_mig_layout *l = &g->node.gpus[n];
-
-	for (unsigned i = 0; i < l->nr; i++)
-		if (l->inst[i].profile == profile && l->inst[i].start == start)
-			return (int)i;
-	return -1;
-}
-
 static int add_step(struct kerf_mig_steps *out, enum kerf_mig_step_kind kind, uint32_t gpu,
 		    unsigned profile, unsigned start, uint32_t ci_id, struct kerf_err *err)
 {
@@ -73,7 +61,7 @@ int kerf_mig_steps_of(const struct kerf_mig_gpus *g, const struct kerf_mig_plan 
 		const struct kerf_mig_action *a = &plan->actions[k];
 		if (a->kind != KERF_MIG_DESTROY)
 			continue;
-		int i = a->gpu < g->node.nr_gpus ? find_instance(g, a->gpu, a->profile, a->start)
+		int i = a->gpu < g->node.nr_gpus ? kerf_mig_gpus_instance(g, a->gpu, a->profile, a->start)
 						  : -1;
 		if (i < 0)
 			return kerf_err_set(err, -KERF_EINVAL,
@@ -161,7 +149,7 @@ int kerf_mig_plan_assigned(const struct kerf_mig_gpus *g, const struct kerf_mig_
 			return kerf_err_set(err, -KERF_EINVAL,
 					    "assigned '%u:%s@%u': %s has no profile '%s'", a->gpu,
 					    a->profile, a->start, m->name, a->profile);
-		int i = find_instance(g, (unsigned)n[r], (unsigned)p[r], a->start);
+		int i = kerf_mig_gpus_instance(g, (unsigned)n[r], (unsigned)p[r], a->start);
 		if (i >= 0)
 			node.gpus[n[r]].inst[i].in_use = true;
 	}

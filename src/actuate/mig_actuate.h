@@ -93,6 +93,10 @@ int kerf_mig_gpus_read(struct kerf_mig_gpus *out, const struct kerf_nvml *nv,
 /* Node GPU index of NVML index gpu in g, or -1. */
 int kerf_mig_gpus_find(const struct kerf_mig_gpus *g, uint32_t gpu);
 
+/* Index of instance (profile, start) in node GPU n of g, or -1. */
+int kerf_mig_gpus_instance(const struct kerf_mig_gpus *g, unsigned n, unsigned profile,
+			   unsigned start);
+
 enum kerf_mig_step_kind {
 	KERF_MIG_STEP_DESTROY_CI = 0,
 	KERF_MIG_STEP_DESTROY_GI,

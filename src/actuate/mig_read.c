@@ -179,6 +179,17 @@ int kerf_mig_gpus_find(const struct kerf_mig_gpus *g, uint32_t gpu)
 	return -1;
 }
 
+int kerf_mig_gpus_instance(const struct kerf_mig_gpus *g, unsigned n, unsigned profile,
+			   unsigned start)
+{
+	const struct kerf_mig_layout *l = &g->node.gpus[n];
+
+	for (unsigned i = 0; i < l->nr; i++)
+		if (l->inst[i].profile == profile && l->inst[i].start == start)
+			return (int)i;
+	return -1;
+}
+
 int kerf_mig_gpus_read(struct kerf_mig_gpus *out, const struct kerf_nvml *nv,
 		       const struct kerf_mig_ref *in_use, size_t nr_in_use,
 		       struct kerf_err *err)

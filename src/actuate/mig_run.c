@@ -29,16 +29,6 @@ static int nvml_failed(struct outcome *o, const struct kerf_nvml *nv, const char
 
 /* ---- the model ---------------------------------------------------------- */
 
-static int find_instance(const struct kerf_mig_gpus *g, unsigned n, unsigned profile,
-			 unsigned start)
-{
-	for (unsigned i = 0; i < g->node.gpus[n].nr; i++)
-		if (g->node.gpus[n].inst[i].profile == profile &&
-		    g->node.gpus[n].inst[i].start == start)
-			return (int)i;
-	return -1;
-}
-
 /* Remove instance i of GPU n from the NVML ids kept beside the layout. */
 static void drop_ids(struct kerf_mig_gpus *g, unsigned n, unsigned i, unsigned nr_before)
 {
@@ -65,7 +55,7 @@ static int model_step(struct kerf_mig_gpus *want, const struct kerf_mig_step *s,
 	if (n < 0)
 		return kerf_err_set(err, -KERF_EINVAL, "gpu %u is not a MIG GPU kerf changes",
 				    s->gpu);
-	int i = find_instance(want, (unsigned)n, s->profile, s->start);
+	int i = kerf_mig_gpus_instance(want, (unsigned)n, s->profile, s->start);
 	unsigned nr_before = want->node.gpus[n].nr;
 	switch (s->kind) {
 	case KERF_MIG_STEP_DESTROY_CI: {
@@ -124,7 +114,7 @@ static int gi_handle(const struct kerf_nvml *nv, const struct kerf_mig_gpus *g,
 		     const struct kerf_mig_step *s, nvmlGpuInstance_t *gi, struct outcome *o)
 {
 	int n = kerf_mig_gpus_find(g, s->gpu);
-	int i = n < 0 ? -1 : find_instance(g, (unsigned)n, s->profile, s->start);
+	int i = n < 0 ? -1 : kerf_mig_gpus_instance(g, (unsigned)n, s->profile, s->start);
 	nvmlDevice_t dev;
 	nvmlReturn_t rc;
 
@@ -268,7 +258,7 @@ static int same_layout(const struct kerf_mig_gpus *want, const struct kerf_mig_g
 			    got->node.gpus[n].nr == want->node.gpus[n].nr;
 		for (unsigned i = 0; same && i < want->node.gpus[n].nr; i++) {
 			const struct kerf_mig_instance *in = &want->node.gpus[n].inst[i];
-			int j = find_instance(got, n, in->profile, in->start);
+			int j = kerf_mig_gpus_instance(got, n, in->profile, in->start);
 			same = j >= 0 && got->nr_cis[n][j] == want->nr_cis[n][i];
 		}
 		if (same)
