@@ -190,3 +190,31 @@ int kerf_mig_plan_assigned(const struct kerf_mig_gpus *g, const struct kerf_mig_
 		plan->after[i] = node.gpus[i];
 	return 0;
 }
+
+int kerf_mig_reconcile(const struct kerf_nvml *nv, const struct kerf_mig_ref *assigned,
+		       size_t nr, struct kerf_mig_steps *steps, struct kerf_mig_report *rep,
+		       struct kerf_err *err)
+{
+	struct kerf_mig_gpus *g = malloc(sizeof(*g));
+	struct kerf_mig_plan *plan = malloc(sizeof(*plan));
+	int rc = -KERF_ENOMEM;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->failed = -1;
+	steps->nr = 0;
+	if (!g || !plan) {
+		kerf_err_set(err, rc, "out of memory");
+		goto out;
+	}
+	rc = kerf_mig_gpus_read(g, nv, assigned, nr, err);
+	if (rc == 0)
+		rc = kerf_mig_plan_assigned(g, assigned, nr, plan, err);
+	if (rc == 0)
+		rc = kerf_mig_steps_of(g, plan, steps, err);
+	if (rc == 0)
+		rc = kerf_mig_run(nv, steps, assigned, nr, rep, err);
+out:
+	free(g);
+	free(plan);
+	return rc;
+}

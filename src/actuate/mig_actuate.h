@@ -167,6 +167,17 @@ int kerf_mig_run(const struct kerf_nvml *nv, struct kerf_mig_steps *steps,
 		 const struct kerf_mig_ref *in_use, size_t nr_in_use,
 		 struct kerf_mig_report *rep, struct kerf_err *err);
 
+/*
+ * Reconcile to assignments, what the agent loop calls with the
+ * assigned-mig instances of its node's pods (assigned, nr): read the GPUs
+ * (the assigned instances in use), plan with kerf_mig_plan_assigned, and
+ * carry the steps out with kerf_mig_run.  *steps and *rep as there; the
+ * return value of the first of them that fails.
+ */
+int kerf_mig_reconcile(const struct kerf_nvml *nv, const struct kerf_mig_ref *assigned,
+		       size_t nr, struct kerf_mig_steps *steps, struct kerf_mig_report *rep,
+		       struct kerf_err *err);
+
 struct kerf_mig_mode {
 	unsigned current;            /* NVML_DEVICE_MIG_* after the call */
 	unsigned pending;

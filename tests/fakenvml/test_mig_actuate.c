@@ -267,6 +267,11 @@ static void test_assigned(void **state)
 	assert_string_equal(layout(&rep.now, 0), "3g.40gb@0/1,3g.40gb@4/1");
 	assert_true(rep.legal);
 
+	/* the same through the one entry the agent loop calls: nothing left to do */
+	assert_int_equal(kerf_mig_reconcile(&nv, refs, nr, &steps, &rep, &err), 0);
+	assert_int_equal(steps.nr, 0);
+	assert_string_equal(layout(&rep.now, 0), "3g.40gb@0/1,3g.40gb@4/1");
+
 	/* a pod on the 1g@0 blocks a 3g at 0 */
 	kerf_nvml_close(&nv);
 	open_fake("mig_actuate.json");
@@ -276,6 +281,16 @@ static void test_assigned(void **state)
 	assert_int_equal(kerf_mig_plan_assigned(&gpus, refs, nr, &plan, &err), -KERF_EINVAL);
 	assert_string_equal(err.msg,
 			    "assigned '0:3g.40gb@0' cannot be made: it overlaps 1g.10gb@0 in use (gpu 0: create 3g.40gb at 0: not legal beside the instances there)");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_mig_reconcile(&nv, refs, nr, &steps, &rep, &err), -KERF_EINVAL);
+	assert_int_equal(steps.nr, 0);
+	kerf_err_clear(&err);
+	/* one assigned instance, reconciled in one call: the free 1g@0 and 2g@2 go */
+	assert_int_equal(kerf_mig_refs_parse("0:4g.40gb@0", "assigned", refs, 4, &nr, &err), 0);
+	assert_int_equal(kerf_mig_reconcile(&nv, refs, nr, &steps, &rep, &err), 0);
+	assert_int_equal(steps.nr, 7);
+	assert_true(rep.legal);
+	assert_string_equal(layout(&rep.now, 0), "4g.40gb@0/1,3g.40gb@4/1");
 	/* nor on a GPU kerf does not change */
 	kerf_err_clear(&err);
 	assert_int_equal(kerf_mig_refs_parse("1:1g.10gb@0", "assigned", refs, 4, &nr, &err), 0);
