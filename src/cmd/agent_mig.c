@@ -335,7 +335,8 @@ static int refs(const char *opt, const char *text, struct kerf_mig_ref *out, siz
 	return 0;
 }
 
-int kerf_cmd_agent_mig(int argc, char **argv)
+/* The options after the verb into *a: 0, or the exit status (0 after --help, 2). */
+static int parse_options(int argc, char **argv, struct args *a, bool *done)
 {
 	static const struct option longopts[] = {
 		{ "want", required_argument, NULL, 'w' },
@@ -348,46 +349,32 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct args a;
-	const char *verb = argc >= 2 ? argv[1] : "";
 	char shown[160], *end;
 	int c;
 
-	memset(&a, 0, sizeof(a));
-	a.gpu = -1;
-	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
-		printf("%s", usage_line);
-		return 0;
-	}
-	bool mode = !strcmp(verb, "enable") || !strcmp(verb, "disable");
-	if (!mode && strcmp(verb, "plan") && strcmp(verb, "apply")) {
-		fprintf(stderr, "%s: unknown command '%s'\n%s", prog,
-			kerf_escape(shown, sizeof(shown), verb), usage_line);
-		return 2;
-	}
-	a.apply = !strcmp(verb, "apply");
+	*done = true;
 	optind = 2;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			a.want = optarg;
+			a->want = optarg;
 			break;
 		case 'a':
-			if (refs("--assigned", optarg, a.assigned, &a.nr_assigned) < 0)
+			if (refs("--assigned", optarg, a->assigned, &a->nr_assigned) < 0)
 				return 2;
-			a.has_assigned = true;
+			a->has_assigned = true;
 			break;
 		case 'u':
-			if (refs("--in-use", optarg, a.in_use, &a.nr_in_use) < 0)
+			if (refs("--in-use", optarg, a->in_use, &a->nr_in_use) < 0)
 				return 2;
 			break;
 		case 'n':
-			a.dry_run = true;
+			a->dry_run = true;
 			break;
 		case 'g':
-			a.gpu = strtol(optarg, &end, 10);
-			if (!*optarg || *end || a.gpu < 0 || a.gpu > 63) {
+			a->gpu = strtol(optarg, &end, 10);
+			if (!*optarg || *end || a->gpu < 0 || a->gpu > 63) {
 				fprintf(stderr, "%s: --gpu '%s': an index from 0 to 63\n", prog,
 					kerf_escape(shown, sizeof(shown), optarg));
 				return 2;
@@ -395,7 +382,7 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 			break;
 		case 'o':
 			if (!strcmp(optarg, "json")) {
-				a.json = true;
+				a->json = true;
 			} else if (strcmp(optarg, "table")) {
 				fprintf(stderr, "%s: -o '%s': unknown output (table or json)\n", prog,
 					kerf_escape(shown, sizeof(shown), optarg));
@@ -403,7 +390,7 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			a.library = optarg;
+			a->library = optarg;
 			break;
 		case 'h':
 			printf("%s", usage_line);
@@ -418,6 +405,33 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 		kerf_opt_unexpected(prog, argv[optind], NULL);
 		return 2;
 	}
+	*done = false;
+	return 0;
+}
+
+int kerf_cmd_agent_mig(int argc, char **argv)
+{
+	static struct args a;
+	const char *verb = argc >= 2 ? argv[1] : "";
+	char shown[160];
+	bool done;
+
+	memset(&a, 0, sizeof(a));
+	a.gpu = -1;
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
+		printf("%s", usage_line);
+		return 0;
+	}
+	bool mode = !strcmp(verb, "enable") || !strcmp(verb, "disable");
+	if (!mode && strcmp(verb, "plan") && strcmp(verb, "apply")) {
+		fprintf(stderr, "%s: unknown command '%s'\n%s", prog,
+			kerf_escape(shown, sizeof(shown), verb), usage_line);
+		return 2;
+	}
+	a.apply = !strcmp(verb, "apply");
+	int status = parse_options(argc, argv, &a, &done);
+	if (done)
+		return status;
 	if (mode)
 		return mig_mode(&a, !strcmp(verb, "enable") ? NVML_DEVICE_MIG_ENABLE
 							    : NVML_DEVICE_MIG_DISABLE);
