@@ -27,12 +27,16 @@
 #include "deviceplugin/v1beta1/api.pb-c.h"
 #include "grpc/frame.h"
 
+/* A whole GPU, and a pod given whole GPUs. */
+#define DEV(i, g, n, h) { .id = i, .gpu_index = g, .numa_node = n, .healthy = h }
+#define POD(k, m) { .key = k, .gpu_mask = m }
+
 static const struct kerf_dp_device devs[] = {
-	{ "GPU-0", 0, 0, 1 }, { "GPU-1", 1, 0, 1 }, { "GPU-2", 2, 1, 1 },
-	{ "GPU-3", 3, 1, 0 },
+	DEV("GPU-0", 0, 0, 1), DEV("GPU-1", 1, 0, 1), DEV("GPU-2", 2, 1, 1),
+	DEV("GPU-3", 3, 1, 0),
 };
 static const struct kerf_dp_pod_assign pods[] = {
-	{ "a/one", 0x1 }, { "a/two", 0x6 }, { "b/all", 0xf },
+	POD("a/one", 0x1), POD("a/two", 0x6), POD("b/all", 0xf),
 };
 
 enum { MAX_MSGS = 64, MSG_BOUND = 256 };

@@ -19,6 +19,9 @@
 
 #include "deviceplugin/plugin.h"
 
+/* A whole GPU. */
+#define DEV(i, g, n, h) { .id = i, .gpu_index = g, .numa_node = n, .healthy = h }
+
 enum { MAX_PODS = 8 };
 
 static struct kerf_dp_pod_assign pods[MAX_PODS];
@@ -37,8 +40,8 @@ static int pending_pods(void *arg, const struct kerf_dp_pod_assign **out, size_t
 int main(int argc, char **argv)
 {
 	static const struct kerf_dp_device devs[] = {
-		{ "GPU-a", 0, 0, 1 }, { "GPU-b", 1, 0, 1 },
-		{ "GPU-c", 2, 1, 1 }, { "GPU-d", 3, 1, 1 },
+		DEV("GPU-a", 0, 0, 1), DEV("GPU-b", 1, 0, 1),
+		DEV("GPU-c", 2, 1, 1), DEV("GPU-d", 3, 1, 1),
 	};
 	struct kerf_dp_config cfg = {
 		.endpoint = "kerf-gpu.sock", .resource_name = "nvidia.com/gpu",

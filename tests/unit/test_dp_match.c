@@ -15,11 +15,15 @@
 
 #include "deviceplugin/match.h"
 
+/* A whole GPU, and a pod given whole GPUs. */
+#define DEV(i, g, n, h) { .id = i, .gpu_index = g, .numa_node = n, .healthy = h }
+#define POD(k, m) { .key = k, .gpu_mask = m }
+
 /* GPU i is "GPU-i"; GPUs 0-3 on NUMA node 0, 4-7 on node 1. */
 static const struct kerf_dp_device devs[] = {
-	{ "GPU-0", 0, 0, 1 }, { "GPU-1", 1, 0, 1 }, { "GPU-2", 2, 0, 1 },
-	{ "GPU-3", 3, 0, 1 }, { "GPU-4", 4, 1, 1 }, { "GPU-5", 5, 1, 1 },
-	{ "GPU-6", 6, 1, 1 }, { "GPU-7", 7, 1, 1 },
+	DEV("GPU-0", 0, 0, 1), DEV("GPU-1", 1, 0, 1), DEV("GPU-2", 2, 0, 1),
+	DEV("GPU-3", 3, 0, 1), DEV("GPU-4", 4, 1, 1), DEV("GPU-5", 5, 1, 1),
+	DEV("GPU-6", 6, 1, 1), DEV("GPU-7", 7, 1, 1),
 };
 enum { N_DEVS = 8 };
 
@@ -51,7 +55,7 @@ static void test_allocate_exact(void **state)
 {
 	char *ids[] = { "GPU-3", "GPU-1" };
 	const struct kerf_dp_pod_assign pods[] = {
-		{ "a/one", 0x1 }, { "a/two", 0xa }, { "a/big", 0xf },
+		POD("a/one", 0x1), POD("a/two", 0xa), POD("a/big", 0xf),
 	};
 	(void)state;
 	/* {1,3} equals a/two and is inside a/big: the equal one wins. */
@@ -66,7 +70,7 @@ static void test_allocate_exact(void **state)
 static void test_allocate_container_of_pod(void **state)
 {
 	char *ids[] = { "GPU-5" };
-	const struct kerf_dp_pod_assign pods[] = { { "a/one", 0x1 }, { "b/multi", 0x30 } };
+	const struct kerf_dp_pod_assign pods[] = { POD("a/one", 0x1), POD("b/multi", 0x30) };
 	(void)state;
 	assert_int_equal(kerf_dp_allocate_match(devs, N_DEVS, ids, 1, pods, 2, NULL), 1);
 }
@@ -74,7 +78,7 @@ static void test_allocate_container_of_pod(void **state)
 static void test_allocate_refused(void **state)
 {
 	struct kerf_err err = { 0 };
-	const struct kerf_dp_pod_assign pods[] = { { "a/one", 0x3 }, { "a/dup", 0x3 } };
+	const struct kerf_dp_pod_assign pods[] = { POD("a/one", 0x3), POD("a/dup", 0x3) };
 	(void)state;
 
 	char *unknown[] = { "GPU-9" };
@@ -113,9 +117,9 @@ static void test_prefer_assignment(void **state)
 {
 	char *avail[] = { "GPU-0", "GPU-1", "GPU-2", "GPU-5", "GPU-6" };
 	const struct kerf_dp_pod_assign pods[] = {
-		{ "a/three", 0x7 },  /* size 3: not this request */
-		{ "a/gone", 0x81 },  /* GPU 7 not available */
-		{ "a/mine", 0x24 },  /* GPUs 2 and 5 */
+		POD("a/three", 0x7),  /* size 3: not this request */
+		POD("a/gone", 0x81),  /* GPU 7 not available */
+		POD("a/mine", 0x24),  /* GPUs 2 and 5 */
 	};
 	size_t out[2];
 	(void)state;
