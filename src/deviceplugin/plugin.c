@@ -214,26 +214,33 @@ out:
 	return st;
 }
 
-/* One container's answer: NVIDIA_VISIBLE_DEVICES and CDI names. */
+/*
+ * One container's answer: NVIDIA_VISIBLE_DEVICES, the CDI names, and for an
+ * MPS share its variables and the pipe directory's mount.
+ */
 struct alloc_out {
 	V1beta1__ContainerAllocateResponse r;
-	V1beta1__ContainerAllocateResponse__EnvsEntry env;
-	V1beta1__ContainerAllocateResponse__EnvsEntry *envp;
+	V1beta1__ContainerAllocateResponse__EnvsEntry env[1 + KERF_DP_MAX_ENVS];
+	V1beta1__ContainerAllocateResponse__EnvsEntry *envp[1 + KERF_DP_MAX_ENVS];
+	V1beta1__Mount mount;
+	V1beta1__Mount *mountp;
 	V1beta1__CDIDevice cdi[KERF_DP_MAX_GPUS];
 	V1beta1__CDIDevice *cdip[KERF_DP_MAX_GPUS];
+	struct kerf_dp_answer ans;
 	char *names;
 	char *visible;
 };
 
-static int alloc_one(const struct kerf_dp_plugin *p, char *const *ids, size_t n,
-		     struct alloc_out *a)
+static int alloc_one(const struct kerf_dp_plugin *p, struct alloc_out *a)
 {
+	const struct kerf_dp_answer *ans = &a->ans;
+	size_t n = ans->n_ids;
 	struct kerf_buf vis, names;
 	kerf_buf_init(&vis, 0);
 	kerf_buf_init(&names, 0);
 	for (size_t i = 0; i < n; i++) {
-		if (kerf_buf_addf(&vis, i ? ",%s" : "%s", ids[i]) < 0 ||
-		    kerf_buf_addf(&names, "%s=%s", p->cfg.cdi_kind, ids[i]) < 0 ||
+		if (kerf_buf_addf(&vis, i ? ",%s" : "%s", ans->ids[i]) < 0 ||
+		    kerf_buf_addf(&names, "%s=%s", p->cfg.cdi_kind, ans->ids[i]) < 0 ||
 		    kerf_buf_add(&names, "", 1) < 0) {
 			kerf_buf_release(&vis);
 			kerf_buf_release(&names);
@@ -243,12 +250,23 @@ static int alloc_one(const struct kerf_dp_plugin *p, char *const *ids, size_t n,
 	a->visible = kerf_buf_detach(&vis, NULL);
 	a->names = kerf_buf_detach(&names, NULL);
 	v1beta1__container_allocate_response__init(&a->r);
-	v1beta1__container_allocate_response__envs_entry__init(&a->env);
-	a->env.key = "NVIDIA_VISIBLE_DEVICES";
-	a->env.value = a->visible;
-	a->envp = &a->env;
-	a->r.n_envs = 1;
-	a->r.envs = &a->envp;
+	for (size_t i = 0; i <= ans->n_envs; i++) {
+		v1beta1__container_allocate_response__envs_entry__init(&a->env[i]);
+		a->env[i].key = i ? (char *)ans->envs[i - 1].key : "NVIDIA_VISIBLE_DEVICES";
+		a->env[i].value = i ? (char *)ans->envs[i - 1].value : a->visible;
+		a->envp[i] = &a->env[i];
+	}
+	a->r.n_envs = 1 + ans->n_envs;
+	a->r.envs = a->envp;
+	if (ans->mount_path[0]) {
+		v1beta1__mount__init(&a->mount);
+		a->mount.container_path = (char *)ans->mount_path;
+		a->mount.host_path = (char *)ans->mount_path;
+		a->mount.read_only = 0;
+		a->mountp = &a->mount;
+		a->r.n_mounts = 1;
+		a->r.mounts = &a->mountp;
+	}
 	char *name = a->names;
 	for (size_t i = 0; i < n; i++) {
 		v1beta1__cdidevice__init(&a->cdi[i]);
@@ -295,8 +313,8 @@ static int allocate(void *arg, const uint8_t *req, size_t len, struct kerf_buf *
 			st = KERF_GRPC_INVALID_ARGUMENT;
 			goto out;
 		}
-		rc = kerf_dp_allocate_match(p->devs, p->n_devs, q->devices_ids, q->n_devices_ids,
-					    pods, n_pods, err);
+		rc = kerf_dp_answer(p->devs, p->n_devs, q->devices_ids, q->n_devices_ids,
+				    pods, n_pods, p->ops.mps_daemon, p->ops.arg, &a[c].ans, err);
 		if (rc < 0) {
 			/* Not kerf's assignment: the node is not in the state the
 			 * kubelet assumed, so FAILED_PRECONDITION, whatever the cause. */
@@ -305,7 +323,7 @@ static int allocate(void *arg, const uint8_t *req, size_t len, struct kerf_buf *
 						: KERF_GRPC_FAILED_PRECONDITION;
 			goto out;
 		}
-		if (alloc_one(p, q->devices_ids, q->n_devices_ids, &a[c]) < 0) {
+		if (alloc_one(p, &a[c]) < 0) {
 			st = KERF_GRPC_RESOURCE_EXHAUSTED;
 			goto out;
 		}

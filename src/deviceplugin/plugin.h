@@ -5,9 +5,10 @@
  * on <dir>/kubelet.sock.  Single-threaded: kerf_dp_plugin_poll() serves,
  * notices a kubelet restart (kubelet.sock replaced: registers again) and
  * its own socket removed (serves again on a new one, and registers), and
- * returns after at most timeout_ms.  Which pods may receive which GPUs
- * comes from ops (the agent reads kerf.io/assigned-gpus of the pods bound
- * to its node); an Allocate that disagrees is refused (match.h).
+ * returns after at most timeout_ms.  Which pods may receive which GPUs,
+ * MIG instances or shares comes from ops (the agent reads the kerf.io/
+ * assigned-* annotations of the pods bound to its node); an Allocate that
+ * disagrees is refused (match.h, answer.h).
  */
 #ifndef KERF_DEVICEPLUGIN_PLUGIN_H
 #define KERF_DEVICEPLUGIN_PLUGIN_H
@@ -15,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "deviceplugin/answer.h"
 #include "deviceplugin/match.h"
 
 #define KERF_DP_DEFAULT_DIR "/var/lib/kubelet/device-plugins"
@@ -29,6 +31,11 @@ struct kerf_dp_ops {
 	int (*pending_pods)(void *arg, const struct kerf_dp_pod_assign **pods,
 			    size_t *n_pods, struct kerf_err *err);
 	void *arg;
+	/*
+	 * The MPS daemon of a GPU and UID (answer.h), called with arg; NULL:
+	 * no MPS on this node (an MPS share is refused).
+	 */
+	kerf_dp_mps_fn mps_daemon;
 };
 
 struct kerf_dp_config {
