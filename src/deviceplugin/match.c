@@ -13,9 +13,12 @@ int kerf_dp_assigned_parse(const char *value, uint64_t *mask, struct kerf_err *e
 {
 	const char *p = value;
 	uint64_t m = 0;
+	char shown[64];
 
 	if (!value || !*value)
 		return kerf_err_set(err, -KERF_EPARSE, "kerf.io/assigned-gpus: empty");
+	/* the value is quoted escaped: it comes from the API, not from kerf */
+	kerf_escape(shown, sizeof(shown), value);
 	for (;;) {
 		unsigned long v = 0;
 		const char *start = p;
@@ -23,24 +26,24 @@ int kerf_dp_assigned_parse(const char *value, uint64_t *mask, struct kerf_err *e
 			v = v * 10 + (unsigned long)(*p - '0');
 			if (v >= KERF_DP_MAX_GPUS)
 				return kerf_err_set(err, -KERF_EPARSE,
-					"kerf.io/assigned-gpus '%.40s': index over %d",
-					value, KERF_DP_MAX_GPUS - 1);
+					"kerf.io/assigned-gpus '%s': index over %d",
+					shown, KERF_DP_MAX_GPUS - 1);
 			p++;
 		}
 		if (p == start)
 			return kerf_err_set(err, -KERF_EPARSE,
-				"kerf.io/assigned-gpus '%.40s': expected a GPU index at offset %td",
-				value, p - value);
+				"kerf.io/assigned-gpus '%s': expected a GPU index at offset %td",
+				shown, p - value);
 		if (m & (UINT64_C(1) << v))
 			return kerf_err_set(err, -KERF_EPARSE,
-				"kerf.io/assigned-gpus '%.40s': index %lu repeated", value, v);
+				"kerf.io/assigned-gpus '%s': index %lu repeated", shown, v);
 		m |= UINT64_C(1) << v;
 		if (*p == '\0')
 			break;
 		if (*p != ',')
 			return kerf_err_set(err, -KERF_EPARSE,
-				"kerf.io/assigned-gpus '%.40s': expected ',' at offset %td",
-				value, p - value);
+				"kerf.io/assigned-gpus '%s': expected ',' at offset %td",
+				shown, p - value);
 		p++;
 	}
 	*mask = m;
