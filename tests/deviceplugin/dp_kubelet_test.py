@@ -12,7 +12,12 @@ its resend when a device turns unhealthy; GetPreferredAllocation (kerf's
 assignment first, then the NUMA node); Allocate of kerf's devices (envs, CDI
 names) and the refusal of others; a kubelet restart (kubelet.sock removed
 and served again) and the plugin's socket removed, each followed by a new
-Register.  TAP output ending with the counts.
+Register.  Then a second plugin serving shares of GPUs (dp_harness
+--shares) with one pending pod, default/f1, given 250m of GPU 0 under MPS
+as UID 1000: Allocate of a share gives the GPU, the MPS pipe directory
+mounted and the CUDA_MPS_* variables; with the GPU's MPS daemon failed it
+is refused, and answered again once the daemon is healthy.  TAP output
+ending with the counts.
 """
 import os
 import queue
@@ -179,7 +184,7 @@ def main():
         opts = pbg.DevicePluginStub(chan).GetDevicePluginOptions(pb.Empty(), timeout=10)
         check(opts.get_preferred_allocation_available, "the new socket answers")
         chan.close()
-        return 0
+        return mps_shares(harness, grpc, pb, pbg, tmp)
     finally:
         if proc:
             try:
@@ -194,6 +199,89 @@ def main():
         passed = sum(results)
         print("1..%d" % len(results))
         print("# %d passed, %d failed" % (passed, len(results) - passed))
+
+
+def mps_shares(harness, grpc, pb, pbg, tmp):
+    """Allocate of an MPS share, refused while the GPU's daemon is failed."""
+    d = os.path.join(tmp, "shares")
+    os.mkdir(d)
+    registered = queue.Queue()
+
+    class Kubelet(pbg.RegistrationServicer):
+        def Register(self, request, context):
+            registered.put(request)
+            return pb.Empty()
+
+    s = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    pbg.add_RegistrationServicer_to_server(Kubelet(), s)
+    s.add_insecure_port("unix:" + os.path.join(d, "kubelet.sock"))
+    s.start()
+    proc = subprocess.Popen([harness, "--shares", d,
+                             "default/f1=0+fraction=250m+sharing=mps+uid=1000"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        try:
+            req = registered.get(timeout=15)
+        except queue.Empty:
+            req = None
+        if not check(req is not None, "shares: the plugin registers"):
+            return 1
+        chan = grpc.insecure_channel("unix:" + os.path.join(d, req.endpoint))
+        dp = pbg.DevicePluginStub(chan)
+
+        def allocate(dev):
+            return dp.Allocate(pb.AllocateRequest(container_requests=[
+                pb.ContainerAllocateRequest(devices_ids=[dev])]), timeout=10)
+
+        def command(line):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            while True:
+                out = proc.stdout.readline()
+                if not out or out.strip() == "done":
+                    return
+
+        pipe = "/run/kerf/mps/GPU-a/1000/pipe"
+        c = allocate("GPU-a::1").container_responses[0]
+        check(dict(c.envs) == {"NVIDIA_VISIBLE_DEVICES": "GPU-a",
+                               "CUDA_MPS_PIPE_DIRECTORY": pipe,
+                               "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": "25",
+                               "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": "0=20389M"} and
+              [d.name for d in c.cdi_devices] == ["nvidia.com/gpu=GPU-a"],
+              "Allocate of an MPS share: the GPU and the CUDA_MPS_* variables: %s" %
+              dict(c.envs))
+        check([(m.container_path, m.host_path, m.read_only) for m in c.mounts] ==
+              [(pipe, pipe, False)], "Allocate of an MPS share: the pipe directory mounted")
+        command("mps-fail 0")
+        try:
+            allocate("GPU-a::0")
+            check(False, "Allocate of an MPS share refused while the daemon is failed")
+        except grpc.RpcError as e:
+            check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and
+                  "the MPS daemon of GPU 0 (UID 1000) has failed" in e.details(),
+                  "Allocate of an MPS share refused while the daemon is failed: %s" %
+                  e.details())
+        try:
+            allocate("GPU-c::0")
+            check(False, "Allocate of a share of a GPU no pod has is refused")
+        except grpc.RpcError as e:
+            check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and
+                  "no pending pod on this node has a fraction of it" in e.details(),
+                  "Allocate of a share of a GPU no pod has is refused")
+        command("mps-ok 0")
+        c = allocate("GPU-a::0").container_responses[0]
+        check(dict(c.envs).get("CUDA_MPS_PIPE_DIRECTORY") == pipe,
+              "Allocate of an MPS share answered again once the daemon is healthy")
+        chan.close()
+        return 0
+    finally:
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except Exception:
+            proc.kill()
+            proc.wait()
+        s.stop(0)
 
 
 if __name__ == "__main__":
