@@ -47,6 +47,38 @@ def wait_for(pred, seconds):
     return pred()
 
 
+def next_register(registered):
+    """The next Register request the kubelet got, or None after 15 s."""
+    try:
+        return registered.get(timeout=15)
+    except queue.Empty:
+        return None
+
+
+def end_harness(proc):
+    """Close the harness's input (it exits) and wait for it."""
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    except Exception:
+        proc.kill()
+        proc.wait()
+
+
+def serve_kubelet(grpc, pb, pbg, sock, registered):
+    """The kubelet's Registration service on sock; each request into registered."""
+    class Kubelet(pbg.RegistrationServicer):
+        def Register(self, request, context):
+            registered.put(request)
+            return pb.Empty()
+
+    s = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    pbg.add_RegistrationServicer_to_server(Kubelet(), s)
+    s.add_insecure_port("unix:" + sock)
+    s.start()
+    return s
+
+
 def main():
     harness, proto_root = sys.argv[1], sys.argv[2]
     import grpc
@@ -69,29 +101,17 @@ def main():
         from deviceplugin.v1beta1 import api_pb2_grpc as pbg
 
         registered = queue.Queue()
-
-        class Kubelet(pbg.RegistrationServicer):
-            def Register(self, request, context):
-                registered.put(request)
-                return pb.Empty()
-
         kubelet_sock = os.path.join(tmp, "kubelet.sock")
 
         def start_kubelet():
-            s = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-            pbg.add_RegistrationServicer_to_server(Kubelet(), s)
-            s.add_insecure_port("unix:" + kubelet_sock)
-            s.start()
+            s = serve_kubelet(grpc, pb, pbg, kubelet_sock, registered)
             servers.append(s)
             return s
 
         kubelet = start_kubelet()
         proc = subprocess.Popen([harness, tmp, "default/p1=1,2"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
-        try:
-            req = registered.get(timeout=15)
-        except queue.Empty:
-            req = None
+        req = next_register(registered)
         if not check(req is not None, "the plugin registers with kubelet.sock"):
             return 1
         check(req.version == "v1beta1" and req.endpoint == "kerf-gpu.sock" and
@@ -164,10 +184,7 @@ def main():
             os.unlink(kubelet_sock)
         time.sleep(0.2)
         start_kubelet()
-        try:
-            again = registered.get(timeout=15)
-        except queue.Empty:
-            again = None
+        again = next_register(registered)
         check(again is not None and again.endpoint == "kerf-gpu.sock",
               "after a kubelet restart the plugin registers again")
 
@@ -175,10 +192,7 @@ def main():
         own = os.path.join(tmp, "kerf-gpu.sock")
         os.unlink(own)
         check(wait_for(lambda: os.path.exists(own), 10), "its socket removed, the plugin serves again")
-        try:
-            third = registered.get(timeout=15)
-        except queue.Empty:
-            third = None
+        third = next_register(registered)
         check(third is not None, "and registers again")
         chan = grpc.insecure_channel("unix:" + own)
         opts = pbg.DevicePluginStub(chan).GetDevicePluginOptions(pb.Empty(), timeout=10)
@@ -187,12 +201,7 @@ def main():
         return mps_shares(harness, grpc, pb, pbg, tmp)
     finally:
         if proc:
-            try:
-                proc.stdin.close()
-                proc.wait(timeout=10)
-            except Exception:
-                proc.kill()
-                proc.wait()
+            end_harness(proc)
         for s in servers:
             s.stop(0)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -206,24 +215,12 @@ def mps_shares(harness, grpc, pb, pbg, tmp):
     d = os.path.join(tmp, "shares")
     os.mkdir(d)
     registered = queue.Queue()
-
-    class Kubelet(pbg.RegistrationServicer):
-        def Register(self, request, context):
-            registered.put(request)
-            return pb.Empty()
-
-    s = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pbg.add_RegistrationServicer_to_server(Kubelet(), s)
-    s.add_insecure_port("unix:" + os.path.join(d, "kubelet.sock"))
-    s.start()
+    s = serve_kubelet(grpc, pb, pbg, os.path.join(d, "kubelet.sock"), registered)
     proc = subprocess.Popen([harness, "--shares", d,
                              "default/f1=0+fraction=250m+sharing=mps+uid=1000"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        try:
-            req = registered.get(timeout=15)
-        except queue.Empty:
-            req = None
+        req = next_register(registered)
         if not check(req is not None, "shares: the plugin registers"):
             return 1
         chan = grpc.insecure_channel("unix:" + os.path.join(d, req.endpoint))
@@ -253,21 +250,17 @@ def mps_shares(harness, grpc, pb, pbg, tmp):
         check([(m.container_path, m.host_path, m.read_only) for m in c.mounts] ==
               [(pipe, pipe, False)], "Allocate of an MPS share: the pipe directory mounted")
         command("mps-fail 0")
-        try:
-            allocate("GPU-a::0")
-            check(False, "Allocate of an MPS share refused while the daemon is failed")
-        except grpc.RpcError as e:
-            check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and
-                  "the MPS daemon of GPU 0 (UID 1000) has failed" in e.details(),
-                  "Allocate of an MPS share refused while the daemon is failed: %s" %
-                  e.details())
-        try:
-            allocate("GPU-c::0")
-            check(False, "Allocate of a share of a GPU no pod has is refused")
-        except grpc.RpcError as e:
-            check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and
-                  "no pending pod on this node has a fraction of it" in e.details(),
-                  "Allocate of a share of a GPU no pod has is refused")
+        for dev, why, what in [
+                ("GPU-a::0", "the MPS daemon of GPU 0 (UID 1000) has failed",
+                 "Allocate of an MPS share refused while the daemon is failed"),
+                ("GPU-c::0", "no pending pod on this node has a fraction of it",
+                 "Allocate of a share of a GPU no pod has is refused")]:
+            try:
+                allocate(dev)
+                check(False, what)
+            except grpc.RpcError as e:
+                check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and why in e.details(),
+                      "%s: %s" % (what, e.details()))
         command("mps-ok 0")
         c = allocate("GPU-a::0").container_responses[0]
         check(dict(c.envs).get("CUDA_MPS_PIPE_DIRECTORY") == pipe,
@@ -275,12 +268,7 @@ def mps_shares(harness, grpc, pb, pbg, tmp):
         chan.close()
         return 0
     finally:
-        try:
-            proc.stdin.close()
-            proc.wait(timeout=10)
-        except Exception:
-            proc.kill()
-            proc.wait()
+        end_harness(proc)
         s.stop(0)
 
 
