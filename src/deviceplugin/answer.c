@@ -75,7 +75,7 @@ static int answer_mps(const struct kerf_dp_device *d, const struct kerf_dp_pod_a
 			pod->key, pod->fraction_milli, d->gpu_index, want.thread_pct,
 			want.pinned_mem_mib, daemon.limits.thread_pct,
 			daemon.limits.pinned_mem_mib);
-	if (daemon.pipe_dir[0] != '/' || strchr(daemon.pipe_dir, ','))
+	if (daemon.pipe_dir[0] != '/')
 		return kerf_err_set(err, -KERF_EINVAL,
 			"the MPS daemon of GPU %u: pipe directory '%.200s' is not an absolute path",
 			d->gpu_index, daemon.pipe_dir);

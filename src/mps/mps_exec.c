@@ -172,13 +172,18 @@ static int run(struct run *r, struct kerf_err *err)
 	close(out[1]);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	r->out_len = 0;
-	int done = 0, rc = 0;
+	int done = 0, rc = 0, eof = 0;
 	while (!done) {
 		struct pollfd p = { .fd = out[0], .events = POLLIN };
-		poll(&p, 1, 20);
-		for (;;) {
+		if (eof)
+			sleep_ms(10);   /* output closed, the program not yet gone */
+		else
+			poll(&p, 1, 20);
+		while (!eof) {
 			char tmp[512];
 			ssize_t n = read(out[0], tmp, sizeof(tmp));
+			if (n == 0)
+				eof = 1;
 			if (n <= 0)
 				break;
 			size_t take = (size_t)n;
