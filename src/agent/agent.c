@@ -211,6 +211,7 @@ static void write_node(struct kerf_agent *a, int64_t now_ms)
 		.inv = &a->inv, .marks = &m, .now = now,
 		.nvlink_domain = a->nvlink_domain[0] ? a->nvlink_domain : NULL,
 		.utilization = a->next_util_ms ? a->util_text : NULL,
+		.mig_actuation = a->mig_result[0] ? a->mig_result : NULL,
 	};
 	/* marks that cannot be read are never written over */
 	if (!a->api_unreadable && kerf_agent_node_patch(a->node, &v, &patch) == 0 && patch) {
@@ -455,8 +456,10 @@ int kerf_agent_step(struct kerf_agent *a, int timeout_ms)
 	sample_util(a, now);
 	read_api_marks(a);
 	write_node(a, now);
-	if (kerf_informer_has_synced(a->pods_inf))
+	if (kerf_informer_has_synced(a->pods_inf)) {
 		kerf_agent_pods_step(a, now);
+		kerf_agent_mig_step(a, now);
+	}
 	kerf_agent_dp_step(a);
 	kerf_agent_http_run(a);
 	return rc < 0 ? rc : 0;

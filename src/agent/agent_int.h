@@ -57,6 +57,8 @@ struct kerf_agent {
 	struct kerf_util_window util;
 	int64_t next_util_ms;
 	char util_text[KERF_UTIL_MAX_GPUS * 8];
+	int64_t mig_next_ms;
+	char mig_result[KERF_ERR_MSG_MAX];   /* kerf.io/mig-actuation; "" none yet */
 
 	/* the API */
 	struct kerf_informer *node_inf, *pods_inf;
@@ -86,6 +88,9 @@ void kerf_agent_pod_job(struct kerf_agent *a, const struct agent_job *job);
 void kerf_agent_pods_step(struct kerf_agent *a, int64_t now_ms);
 int kerf_agent_pods_metrics(const struct kerf_agent *a, struct kerf_buf *b)
 	__attribute__((warn_unused_result));
+
+/* agent_mig.c: the pods' assigned MIG instances made */
+void kerf_agent_mig_step(struct kerf_agent *a, int64_t now_ms);
 
 /* agent_http.c */
 int kerf_agent_http_start(struct kerf_agent *a, struct kerf_err *err);

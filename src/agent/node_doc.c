@@ -157,6 +157,8 @@ int kerf_agent_node_patch(const json_t *node, const struct kerf_agent_node_view 
 						v->utilization))
 		want_key(ap, ann, KERF_ANN_GPU_UTILIZATION,
 			 v->utilization[0] ? v->utilization : NULL);
+	if (v->mig_actuation)
+		want_key(ap, ann, KERF_ANN_MIG_ACTUATION, v->mig_actuation);
 	if ((rc = node_mark_patch(patch, ap, node, v)) < 0)
 		goto done;
 	rc = 0;

@@ -37,6 +37,7 @@
 #define KERF_ANN_MIG_LAYOUT     "kerf.io/mig-layout"
 #define KERF_ANN_CORDONED_BY    "kerf.io/cordoned-by"
 #define KERF_ANN_REMEDIATION    "kerf.io/remediation-requested"
+#define KERF_ANN_MIG_ACTUATION  "kerf.io/mig-actuation"
 #define KERF_COND_GPU_HEALTHY   "KerfGPUHealthy"
 #define KERF_AGENT_IDENTITY     "kerf-agent"
 
@@ -46,6 +47,7 @@ struct kerf_agent_node_view {
 	const char *nvlink_domain;             /* NULL: not written */
 	const char *now;                       /* RFC 3339 */
 	const char *utilization;               /* util.h's text; NULL: not written */
+	const char *mig_actuation;             /* the last MIG reconcile; NULL: none */
 };
 
 /*

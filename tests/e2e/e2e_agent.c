@@ -320,6 +320,7 @@ int main(int argc, char **argv)
 	pod("on-gpu2", "2", NULL);
 	pod("mig-a", "3", "3g.40gb@0");
 	pod("mig-b", "3", "3g.40gb@4");
+	pod("mig-new", "4", "3g.40gb@4");   /* an instance the agent must make */
 
 	/* publication: what the scheduler reads, written by the agent */
 	agent = start_agent(node, &nv, NULL);
@@ -327,12 +328,16 @@ int main(int argc, char **argv)
 	if (!agent)
 		goto out;
 	e2e_check(e2e_run_until(ready, agent, 10000), "the agent is ready (Node and pods read)");
-	e2e_check(e2e_run_until(str_is, WS(node, "labels", "nvidia.com/gpu.count", "4"),
+	e2e_check(e2e_run_until(str_is, WS(node, "labels", "nvidia.com/gpu.count", "5"),
 				5000) &&
-		  str_is(WS(node, "labels", "kerf.io/mig-gpus", "1")) &&
-		  str_is(WS(node, "labels", "kerf.io/gpu-model", "H100-80GB")) &&
-		  str_is(WS(node, "annotations", "kerf.io/mig-layout", "3:3g.40gb@0,3g.40gb@4")),
-		  "the Node carries the GPU count, model, MIG GPUs and layout");
+		  str_is(WS(node, "labels", "kerf.io/mig-gpus", "2")) &&
+		  str_is(WS(node, "labels", "kerf.io/gpu-model", "H100-80GB")),
+		  "the Node carries the GPU count, model and MIG GPUs");
+	e2e_check(e2e_run_until(str_is, WS(node, "annotations", "kerf.io/mig-layout",
+					   "3:3g.40gb@0,3g.40gb@4;4:3g.40gb@4"), 5000) &&
+		  str_is(WS(node, "annotations", "kerf.io/mig-actuation", "ok: 2 steps")),
+		  "MIG: the instance a pod was assigned is made (GPU and compute instance), "
+		  "the layout on the Node");
 	e2e_check(e2e_run_until(cond_is, &(struct want_cond){ .node = node, .status = "True" }, 5000),
 		  "condition KerfGPUHealthy True");
 	e2e_check(e2e_run_until(str_is, WS(node, "annotations", "kerf.io/gpu-utilization",
