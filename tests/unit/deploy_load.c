@@ -109,3 +109,77 @@ const struct kerf_yaml_node *find_kind(const char *kind, const char *name)
 	fail_msg("no %s %s under deploy/", kind, name ? name : "");
 	return NULL;
 }
+
+const struct kerf_yaml_node *deploy_file(const char *rel)
+{
+	for (size_t i = 0; i < deploy_nr_files; i++)
+		if (!strcmp(deploy_files[i].rel, rel))
+			return deploy_files[i].doc.root;
+	return NULL;
+}
+
+bool deploy_in_kustomized_dir(const char *rel, const char *entry)
+{
+	char k[DEPLOY_PATH_LEN + 32];
+	size_t len = entry ? strlen(entry) : 0;
+
+	if (!len || strncmp(rel, entry, len) || rel[len] != '/')
+		return false;
+	snprintf(k, sizeof(k), "%s/kustomization.yaml", entry);
+	return deploy_file(k) != NULL;
+}
+
+bool yseq_has(const struct kerf_yaml_node *seq, const char *s)
+{
+	if (!seq || seq->kind != KERF_YAML_SEQ)
+		return false;
+	for (size_t i = 0; i < seq->nr; i++)
+		if (yis(seq->items[i], s))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void deploy_grants(const struct kerf_yaml_node *role, char *out, size_t size)
+{
+	const struct kerf_yaml_node *rules = yget(role, "rules");
+	char *v[256];
+	size_t n = 0, len = 0;
+
+	assert_non_null(rules);
+	for (size_t r = 0; r < rules->nr; r++) {
+		const struct kerf_yaml_node *x = rules->items[r];
+		const struct kerf_yaml_node *g = yget(x, "apiGroups"), *res = yget(x, "resources");
+		const struct kerf_yaml_node *verbs = yget(x, "verbs"), *names = yget(x, "resourceNames");
+
+		assert_null(yget(x, "nonResourceURLs"));
+		assert_true(g && res && verbs);
+		for (size_t a = 0; a < g->nr; a++)
+			for (size_t b = 0; b < res->nr; b++)
+				for (size_t c = 0; c < verbs->nr; c++) {
+					char buf[256];
+
+					if (yis(g->items[a], "*") || yis(res->items[b], "*") ||
+					    yis(verbs->items[c], "*") || strchr(ytext(res->items[b]), '*'))
+						fail_msg("a wildcard in %s",
+							 ytext(yget(yget(role, "metadata"), "name")));
+					snprintf(buf, sizeof(buf), "%s|%s|%s|%s", ytext(g->items[a]),
+						 ytext(res->items[b]),
+						 names ? ytext(names->items[0]) : "", ytext(verbs->items[c]));
+					assert_true(n < 256);
+					v[n] = strdup(buf);
+					assert_non_null(v[n]);
+					n++;
+				}
+	}
+	qsort(v, n, sizeof(v[0]), cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		len += (size_t)snprintf(out + len, size - len, "%s\n", v[i]);
+		free(v[i]);
+	}
+}

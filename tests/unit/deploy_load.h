@@ -2,7 +2,7 @@
  * deploy_load: every YAML file under deploy/ (KERF_SOURCE_ROOT/deploy, or
  * ./deploy), each loaded as one YAML mapping with the YAML document
  * reader, for the tests of the manifests (test_deploy_manifests,
- * test_deploy_webhook), with the lookups they share.  A file that does not
+ * test_deploy_webhook, test_deploy_agent), with the lookups they share.  A file that does not
  * load fails the test group's setup with the reader's message.
  *
  *	cmocka_run_group_tests(tests, deploy_load, deploy_release);
@@ -37,5 +37,22 @@ const char *ytext(const struct kerf_yaml_node *n);
 bool yis(const struct kerf_yaml_node *n, const char *s);
 /* The object of this kind (and metadata.name, unless NULL); fails the test without one. */
 const struct kerf_yaml_node *find_kind(const char *kind, const char *name);
+
+/* The root of the file at rel (relative to deploy/), or NULL. */
+const struct kerf_yaml_node *deploy_file(const char *rel);
+/*
+ * A kustomization's resource entry that is a directory with its own
+ * kustomization.yaml ("agent") stands for every file under it: rel is one
+ * of them, or that kustomization.
+ */
+bool deploy_in_kustomized_dir(const char *rel, const char *entry);
+/* seq is a sequence holding the scalar s. */
+bool yseq_has(const struct kerf_yaml_node *seq, const char *s);
+/*
+ * Every (group|resource|name|verb) a Role or ClusterRole grants, sorted,
+ * one a line, into out; fails the test on a wildcard or a
+ * nonResourceURLs rule.
+ */
+void deploy_grants(const struct kerf_yaml_node *role, char *out, size_t size);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * deploy/: every manifest loads, and says what kerf needs it to say.
  *  - each file is one YAML document, and kustomization.yaml lists every
- *    file under deploy/ (and nothing else);
+ *    file under deploy/ (and nothing else), a directory with a
+ *    kustomization.yaml of its own (agent/) standing for its files;
  *  - each CRD's schema is structural: every node has a type (but the
  *    int-or-string ones, which have none and anyOf integer/string), no
  *    node has both properties and additionalProperties, arrays have items,
@@ -28,7 +29,7 @@
 
 static void test_kustomization_lists_every_file(void **state)
 {
-	const struct kerf_yaml_node *k = find_kind("Kustomization", NULL);
+	const struct kerf_yaml_node *k = deploy_file("kustomization.yaml");
 	const struct kerf_yaml_node *res = yget(k, "resources");
 
 	(void)state;
@@ -39,7 +40,8 @@ static void test_kustomization_lists_every_file(void **state)
 		bool listed = !strcmp(deploy_files[i].rel, "kustomization.yaml");
 
 		for (size_t j = 0; j < res->nr && !listed; j++)
-			listed = yis(res->items[j], deploy_files[i].rel);
+			listed = yis(res->items[j], deploy_files[i].rel) ||
+				 deploy_in_kustomized_dir(deploy_files[i].rel, ytext(res->items[j]));
 		if (!listed)
 			fail_msg("deploy/%s is not in kustomization.yaml", deploy_files[i].rel);
 	}
@@ -47,7 +49,8 @@ static void test_kustomization_lists_every_file(void **state)
 		bool found = false;
 
 		for (size_t i = 0; i < deploy_nr_files && !found; i++)
-			found = yis(res->items[j], deploy_files[i].rel);
+			found = yis(res->items[j], deploy_files[i].rel) ||
+				deploy_in_kustomized_dir(deploy_files[i].rel, ytext(res->items[j]));
 		if (!found)
 			fail_msg("kustomization.yaml lists %s, not a file under deploy/",
 				 ytext(res->items[j]));
@@ -298,52 +301,6 @@ static void test_decoder_fields_in_schema(void **state)
 
 /* --- RBAC ------------------------------------------------------------ */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every (group, resource, names, verb) a role grants, sorted, as one text. */
-static void grants(const struct kerf_yaml_node *role, char *out, size_t size)
-{
-	const struct kerf_yaml_node *rules = yget(role, "rules");
-	char *v[256];
-	size_t n = 0, len = 0;
-
-	assert_non_null(rules);
-	for (size_t r = 0; r < rules->nr; r++) {
-		const struct kerf_yaml_node *x = rules->items[r];
-		const struct kerf_yaml_node *g = yget(x, "apiGroups"), *res = yget(x, "resources");
-		const struct kerf_yaml_node *verbs = yget(x, "verbs"), *names = yget(x, "resourceNames");
-
-		assert_null(yget(x, "nonResourceURLs"));
-		assert_true(g && res && verbs);
-		for (size_t a = 0; a < g->nr; a++)
-			for (size_t b = 0; b < res->nr; b++)
-				for (size_t c = 0; c < verbs->nr; c++) {
-					char buf[256];
-
-					if (yis(g->items[a], "*") || yis(res->items[b], "*") ||
-					    yis(verbs->items[c], "*") || strchr(ytext(res->items[b]), '*'))
-						fail_msg("a wildcard in %s",
-							 ytext(yget(yget(role, "metadata"), "name")));
-					snprintf(buf, sizeof(buf), "%s|%s|%s|%s", ytext(g->items[a]),
-						 ytext(res->items[b]),
-						 names ? ytext(names->items[0]) : "", ytext(verbs->items[c]));
-					assert_true(n < 256);
-					v[n] = strdup(buf);
-					assert_non_null(v[n]);
-					n++;
-				}
-	}
-	qsort(v, n, sizeof(v[0]), cmp_str);
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		len += (size_t)snprintf(out + len, size - len, "%s\n", v[i]);
-		free(v[i]);
-	}
-}
-
 static void test_rbac(void **state)
 {
 	static const char want_cluster[] =
@@ -371,9 +328,9 @@ static void test_rbac(void **state)
 	char got[4096];
 
 	(void)state;
-	grants(find_kind("ClusterRole", "kerf-serve"), got, sizeof(got));
+	deploy_grants(find_kind("ClusterRole", "kerf-serve"), got, sizeof(got));
 	assert_string_equal(got, want_cluster);
-	grants(role, got, sizeof(got));
+	deploy_grants(role, got, sizeof(got));
 	assert_string_equal(got, want_role);
 	assert_true(yis(yget(yget(role, "metadata"), "namespace"), "kerf-system"));
 	for (size_t i = 0; i < 2; i++) {
@@ -385,12 +342,13 @@ static void test_rbac(void **state)
 		assert_true(yis(yget(s->items[0], "name"), "kerf"));
 		assert_true(yis(yget(s->items[0], "namespace"), "kerf-system"));
 	}
-	/* every namespaced object of ours is in kerf-system */
+	/* every namespaced object of ours is in kerf-system (the agent's,
+	 * under agent/, in kerf-agent: test_deploy_agent) */
 	for (size_t i = 0; i < deploy_nr_files; i++) {
 		const struct kerf_yaml_node *r = deploy_files[i].doc.root;
 		const struct kerf_yaml_node *ns = yget(yget(r, "metadata"), "namespace");
 
-		if (ns)
+		if (ns && strncmp(deploy_files[i].rel, "agent/", 6))
 			assert_true(yis(ns, "kerf-system"));
 	}
 }

@@ -41,22 +41,12 @@ static const char *const excluded_ns[] = {
 	"kube-system", "kube-node-lease", "kube-public", "kerf-system",
 };
 
-static bool seq_has(const struct kerf_yaml_node *seq, const char *s)
-{
-	if (!seq || seq->kind != KERF_YAML_SEQ)
-		return false;
-	for (size_t i = 0; i < seq->nr; i++)
-		if (yis(seq->items[i], s))
-			return true;
-	return false;
-}
-
 static bool seq_is(const struct kerf_yaml_node *seq, const char *const *want, size_t nr)
 {
 	if (!seq || seq->kind != KERF_YAML_SEQ || seq->nr != nr)
 		return false;
 	for (size_t i = 0; i < nr; i++)
-		if (!seq_has(seq, want[i]))
+		if (!yseq_has(seq, want[i]))
 			return false;
 	return true;
 }
@@ -87,7 +77,7 @@ static void check_selector(const char *wh, const struct kerf_yaml_node *sel,
 		fail_msg("%s: namespaceSelector does not leave out namespaces by "
 			 "kubernetes.io/metadata.name NotIn", wh);
 	for (size_t i = 0; i < sizeof(excluded_ns) / sizeof(excluded_ns[0]); i++)
-		if (!seq_has(yget(name, "values"), excluded_ns[i]))
+		if (!yseq_has(yget(name, "values"), excluded_ns[i]))
 			fail_msg("%s: namespaceSelector does not leave out %s", wh,
 				 excluded_ns[i]);
 	if (tenant_only && !(tenant && yis(yget(tenant, "operator"), "Exists")))
@@ -279,7 +269,7 @@ static void test_mutating(void **state)
 	assert_true(yis(yget(w, "reinvocationPolicy"), "IfNeeded"));
 	assert_true(seq_is(yget(r, "operations"), create, 1));
 	assert_true(seq_is(yget(r, "resources"), pods, 1));
-	assert_true(seq_has(yget(r, "apiGroups"), "") && seq_has(yget(r, "apiVersions"), "v1"));
+	assert_true(yseq_has(yget(r, "apiGroups"), "") && yseq_has(yget(r, "apiVersions"), "v1"));
 	check_selector("pods.mutate.kerf.io", yget(w, "namespaceSelector"), true);
 	for (size_t i = 0; conds && i < conds->nr; i++)
 		mirror = mirror || strstr(ytext(yget(conds->items[i], "expression")),
@@ -329,14 +319,14 @@ static void test_validating(void **state)
 	r = check_common(tw, "/validate/tenants");
 	assert_true(seq_is(yget(r, "operations"), cu, 2));
 	assert_true(seq_is(yget(r, "resources"), tenants, 1));
-	assert_true(seq_has(yget(r, "apiGroups"), "kerf.io"));
-	assert_true(seq_has(yget(r, "apiVersions"), "v1alpha1"));
+	assert_true(yseq_has(yget(r, "apiGroups"), "kerf.io"));
+	assert_true(yseq_has(yget(r, "apiVersions"), "v1alpha1"));
 	check_selector("tenants.validate.kerf.io", yget(tw, "namespaceSelector"), false);
 
 	r = check_common(cw, "/validate/resourceclaims");
 	assert_true(seq_is(yget(r, "operations"), cu, 2));
 	assert_true(seq_is(yget(r, "resources"), claims, 2));
-	assert_true(seq_has(yget(r, "apiGroups"), "resource.k8s.io"));
+	assert_true(yseq_has(yget(r, "apiGroups"), "resource.k8s.io"));
 	check_selector("resourceclaims.validate.kerf.io", yget(cw, "namespaceSelector"), true);
 }
 
@@ -385,11 +375,11 @@ static void test_service_and_pods(void **state)
 			mount = ytext(yget(mounts->items[i], "mountPath"));
 		}
 	assert_non_null(mount);
-	assert_true(seq_has(args, "--webhook-addr=:8443"));
+	assert_true(yseq_has(args, "--webhook-addr=:8443"));
 	snprintf(want, sizeof(want), "--webhook-cert=%s/tls.crt", mount);
-	assert_true(seq_has(args, want));
+	assert_true(yseq_has(args, want));
 	snprintf(want, sizeof(want), "--webhook-key=%s/tls.key", mount);
-	assert_true(seq_has(args, want));
+	assert_true(yseq_has(args, want));
 }
 
 int main(void)
