@@ -21,7 +21,7 @@
 
 static const char usage_line[] =
 	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n"
-	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n"
+	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME] [--proc-root DIR]\n"
 	"       kerf agent run --node-name NAME [options]      (kerf agent run --help)\n"
 	"       kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n"
 

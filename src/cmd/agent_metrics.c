@@ -1,9 +1,11 @@
 /*
  * kerf agent metrics: one sample of the node's GPUs as Prometheus text
  * (nvml/telemetry.h: DCGM exporter names where the meaning matches, and
- * kerf_agent_*), what the agent's /metrics will serve.  Exit 0 when NVML
- * was read, 1 when the GPUs are Unknown (kerf_agent_nvml_up 0 is still
- * printed), 2 on a usage error.
+ * kerf_agent_*), what the agent's /metrics will serve, with each pod's
+ * GPU memory read through --proc-root (default /proc; pods by UID, as
+ * there is no pod table without the API).  Exit 0 when NVML was read, 1
+ * when the GPUs are Unknown (kerf_agent_nvml_up 0 is still printed), 2 on
+ * a usage error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,15 +25,17 @@ int kerf_cmd_agent_metrics(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "nvml-library", required_argument, NULL, 'l' },
 		{ "hostname", required_argument, NULL, 'n' },
+		{ "proc-root", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *library = NULL;
+	const char *library = NULL, *proc_root = NULL;
 	char host[256] = "";
 	struct kerf_nvml nv;
 	struct kerf_err err = { 0 };
 	struct kerf_gpu_inventory inv = { 0 };
 	struct kerf_gpu_sample *s = NULL;
+	struct kerf_gpu_processes procs = { 0 };
 	struct kerf_buf b;
 	int c, status = 0;
 
@@ -49,9 +53,13 @@ int kerf_cmd_agent_metrics(int argc, char **argv)
 			}
 			snprintf(host, sizeof(host), "%s", optarg);
 			break;
+		case 'p':
+			proc_root = optarg;
+			break;
 		case 'h':
-			printf("usage: kerf agent metrics [--nvml-library PATH] [--hostname NAME]\n"
-			       "\none sample of the node's GPUs as Prometheus text (DCGM exporter names)\n");
+			printf("usage: kerf agent metrics [--nvml-library PATH] [--hostname NAME] [--proc-root DIR]\n"
+			       "\none sample of the node's GPUs as Prometheus text (DCGM exporter names),\n"
+			       "with each pod's GPU memory (pods by UID: no API here) from DIR/PID/cgroup\n");
 			return 0;
 		default:
 			kerf_opt_error(prog, c, argv);
@@ -73,10 +81,13 @@ int kerf_cmd_agent_metrics(int argc, char **argv)
 		s = calloc(inv.nr_gpus ? inv.nr_gpus : 1, sizeof(*s));
 		if (s)
 			kerf_gpu_sample_read(&nv, &inv, s);
+		if (kerf_gpu_processes_read(&procs, &nv, &inv, proc_root, &err) < 0)
+			status = 1;
 		kerf_nvml_close(&nv);
 	}
 	kerf_buf_init(&b, 16 << 20);
-	if ((inv.nr_gpus && !s) || kerf_gpu_metrics_text(&inv, s, host, &b) < 0) {
+	if ((inv.nr_gpus && !s) || kerf_gpu_metrics_text(&inv, s, host, &b) < 0 ||
+	    kerf_gpu_process_metrics_text(&inv, &procs, NULL, NULL, &b) < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		status = 1;
 	} else {
@@ -86,6 +97,7 @@ int kerf_cmd_agent_metrics(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 	kerf_buf_release(&b);
 	free(s);
+	kerf_gpu_processes_release(&procs);
 	kerf_gpu_inventory_release(&inv);
 	return status;
 }

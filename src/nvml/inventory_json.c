@@ -16,7 +16,7 @@
 #include "nvml/inventory.h"
 
 static const char *const feature_names[] = {
-	"driver-version", "numa", "mig", "nvlink", "events", "telemetry",
+	"driver-version", "numa", "mig", "nvlink", "events", "telemetry", "processes",
 };
 
 /* json_object_set_new that remembers a failure instead of returning it. */

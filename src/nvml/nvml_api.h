@@ -164,14 +164,6 @@ typedef struct nvmlComputeInstanceInfo_st {
 	nvmlComputeInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
 
-/* A process on the GPU (nvmlProcessInfo_v2_t, what the _v3 calls take). */
-typedef struct nvmlProcessInfo_st {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;  /* bytes */
-	unsigned int gpuInstanceId;        /* NVML_INSTANCE_ID_NONE if not MIG */
-	unsigned int computeInstanceId;
-} nvmlProcessInfo_t;
-
 /*
  * The 32-byte element that nvmlDeviceGetComputeRunningProcesses_v3 took
  * in drivers 535.43.02 to 535.86.05 only (gpu-nvml-api notes, section 2).
@@ -192,6 +184,21 @@ typedef struct nvmlEventData_st {
 	unsigned int computeInstanceId;
 } nvmlEventData_t;
 
+/*
+ * One process on a GPU: the element of the _v3 running-process calls,
+ * which take nvmlProcessInfo_t, that is nvmlProcessInfo_v2_t (24 bytes;
+ * the naming is NVML's).  Drivers 535.43.02 to 535.86.05 wrote a 32-byte
+ * element from the same symbol (a trailing usedGpuCcProtectedMemory);
+ * process_map.c reads by stride for them.
+ */
+typedef struct nvmlProcessInfo_v2_st {
+	unsigned int pid;                /* in the host's PID namespace */
+	unsigned long long usedGpuMemory; /* bytes; NVML_VALUE_NOT_AVAILABLE if unknown */
+	unsigned int gpuInstanceId;      /* NVML_INSTANCE_ID_NONE if not MIG */
+	unsigned int computeInstanceId;  /* NVML_INSTANCE_ID_NONE if not MIG */
+} nvmlProcessInfo_v2_t, nvmlProcessInfo_t;
+#define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFULL
+
 _Static_assert(sizeof(nvmlReturn_t) == 4, "enum size");
 _Static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, busId) == 36 &&
 	       offsetof(nvmlPciInfo_t, pciDeviceId) == 28, "pci");
@@ -211,6 +218,7 @@ _Static_assert(sizeof(nvmlEventData_t) == 32 &&
 	       offsetof(nvmlEventData_t, gpuInstanceId) == 24, "event");
 _Static_assert(sizeof(nvmlProcessInfo_t) == 24 && offsetof(nvmlProcessInfo_t, usedGpuMemory) == 8 &&
 	       offsetof(nvmlProcessInfo_t, gpuInstanceId) == 16, "process");
+_Static_assert(offsetof(nvmlProcessInfo_t, computeInstanceId) == 20, "proc");
 _Static_assert(sizeof(nvmlProcessInfo535_t) == 32 &&
 	       offsetof(nvmlProcessInfo535_t, computeInstanceId) == 20, "process535");
 _Static_assert(nvmlMemory_v2 == 0x02000028u, "versions");

@@ -55,7 +55,7 @@ static const struct sym syms[] = {
 	S(ci_by_id, "nvmlGpuInstanceGetComputeInstanceById", KERF_NVML_F_MIG_ACTUATE),
 	S(ci_destroy, "nvmlComputeInstanceDestroy", KERF_NVML_F_MIG_ACTUATE),
 	S(running_processes_v3, "nvmlDeviceGetComputeRunningProcesses_v3",
-	  KERF_NVML_F_MIG_ACTUATE),
+	  KERF_NVML_F_PROCESSES),
 };
 #undef S
 
@@ -70,6 +70,7 @@ static const struct {
 	{ KERF_NVML_F_EVENTS, "events" },
 	{ KERF_NVML_F_TELEMETRY, "telemetry" },
 	{ KERF_NVML_F_MIG_ACTUATE, "mig-actuation" },
+	{ KERF_NVML_F_PROCESSES, "processes" },
 };
 
 static void note_off(struct kerf_nvml *nv, unsigned bit, const char *symbol)

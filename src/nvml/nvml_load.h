@@ -32,8 +32,9 @@ enum kerf_nvml_features {
 	KERF_NVML_F_EVENTS = 1u << 4,          /* event sets (Xid, ECC) */
 	KERF_NVML_F_TELEMETRY = 1u << 5,       /* utilisation and power */
 	KERF_NVML_F_MIG_ACTUATE = 1u << 6,     /* MIG mode and instance changes (R470+) */
+	KERF_NVML_F_PROCESSES = 1u << 7,       /* per-process GPU memory (510+) */
 };
-#define KERF_NVML_F_ALL 0x7fu
+#define KERF_NVML_F_ALL 0xffu
 
 enum { KERF_NVML_OFF_MAX = 512 };
 

@@ -1,5 +1,6 @@
 #include "nvml/telemetry.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void kerf_gpu_sample_read(const struct kerf_nvml *nv,
@@ -124,5 +125,107 @@ int kerf_gpu_metrics_text(const struct kerf_gpu_inventory *inv,
 			}
 		}
 	}
+	return rc;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* One {gpu, uuid, pod, namespace, tenant} series of a pod's memory on a GPU. */
+static int pod_row_text(struct kerf_buf *b, const struct kerf_gpu_inventory *inv,
+			const struct kerf_pod_gpu_memory *r)
+{
+	const char *uuid = "";
+	int rc;
+
+	for (uint32_t i = 0; i < inv->nr_gpus; i++)
+		if (inv->gpus[i].index == r->gpu)
+			uuid = inv->gpus[i].uuid;
+	rc = kerf_buf_addf(b, "kerf_gpu_process_memory_used_bytes{gpu=\"%u\",uuid=\"",
+			   (unsigned)r->gpu);
+	if (rc == 0)
+		rc = kerf_buf_add_prom_label(b, uuid);
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\",pod=\"");
+	/* a pod the table does not know keeps its UID */
+	if (rc == 0)
+		rc = kerf_buf_add_prom_label(b, r->known ? or_empty(r->ref.name) : r->pod_uid);
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\",namespace=\"");
+	if (rc == 0)
+		rc = kerf_buf_add_prom_label(b, r->known ? or_empty(r->ref.ns) : "");
+	if (rc == 0)
+		rc = kerf_buf_add_str(b, "\",tenant=\"");
+	if (rc == 0)
+		rc = kerf_buf_add_prom_label(b, r->known ? or_empty(r->ref.tenant) : "");
+	if (rc == 0)
+		rc = kerf_buf_addf(b, "\"} %llu\n", (unsigned long long)r->used_bytes);
+	return rc;
+}
+
+/* The tenants' sums, tenant by tenant in name order. */
+static int tenant_text(struct kerf_buf *b, const struct kerf_pod_gpu_memory *rows, size_t nr)
+{
+	const char *last = NULL;
+	int rc = 0;
+
+	for (;;) {
+		const char *next = NULL;
+		uint64_t sum = 0;
+
+		/* the smallest tenant name after last */
+		for (size_t i = 0; i < nr; i++) {
+			const char *t = rows[i].known ? rows[i].ref.tenant : NULL;
+
+			if (t && *t && (!last || strcmp(t, last) > 0) && (!next || strcmp(t, next) < 0))
+				next = t;
+		}
+		if (!next)
+			return rc;
+		for (size_t i = 0; i < nr; i++)
+			if (rows[i].known && rows[i].ref.tenant && !strcmp(rows[i].ref.tenant, next))
+				sum += rows[i].used_bytes;
+		if (!last)
+			rc = kerf_buf_add_str(b,
+				"# HELP kerf_tenant_gpu_memory_used_bytes GPU memory used by the tenant's pods on this node, in bytes.\n"
+				"# TYPE kerf_tenant_gpu_memory_used_bytes gauge\n");
+		if (rc == 0)
+			rc = kerf_buf_add_str(b, "kerf_tenant_gpu_memory_used_bytes{tenant=\"");
+		if (rc == 0)
+			rc = kerf_buf_add_prom_label(b, next);
+		if (rc == 0)
+			rc = kerf_buf_addf(b, "\"} %llu\n", (unsigned long long)sum);
+		if (rc)
+			return rc;
+		last = next;
+	}
+}
+
+int kerf_gpu_process_metrics_text(const struct kerf_gpu_inventory *inv,
+				  const struct kerf_gpu_processes *procs,
+				  const struct kerf_pod_table_ops *pods, void *ctx,
+				  struct kerf_buf *out)
+{
+	struct kerf_pod_gpu_memory *rows;
+	size_t nr;
+	int rc = kerf_pod_gpu_memory_sum(procs, pods, ctx, &rows, &nr);
+
+	if (rc)
+		return rc;
+	rc = kerf_buf_addf(out,
+		"# HELP kerf_agent_gpu_process_errors GPUs whose processes NVML refused and processes whose cgroup could not be read, in the last sample.\n"
+		"# TYPE kerf_agent_gpu_process_errors gauge\n"
+		"kerf_agent_gpu_process_errors %u\n", (unsigned)procs->errors);
+	if (rc == 0 && nr)
+		rc = kerf_buf_add_str(out,
+			"# HELP kerf_gpu_process_memory_used_bytes GPU memory used by the processes of a pod on a GPU, in bytes (pod empty: processes in no pod).\n"
+			"# TYPE kerf_gpu_process_memory_used_bytes gauge\n");
+	for (size_t i = 0; rc == 0 && i < nr; i++)
+		rc = pod_row_text(out, inv, &rows[i]);
+	if (rc == 0)
+		rc = tenant_text(out, rows, nr);
+	free(rows);
 	return rc;
 }

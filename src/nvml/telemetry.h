@@ -7,7 +7,9 @@
  * Labels gpu, uuid, model_name and hostname: dcgm-exporter's meaning, in
  * the snake_case promtool's lint asks for (dcgm-exporter writes UUID,
  * modelName, Hostname; a scrape config can relabel for its dashboards).  A value NVML refused is left out
- * (and counted), never reported as 0.
+ * (and counted), never reported as 0.  Per-process GPU memory by pod and
+ * tenant (kerf_gpu_process_memory_used_bytes,
+ * kerf_tenant_gpu_memory_used_bytes) comes from process_map.h.
  */
 #ifndef KERF_NVML_TELEMETRY_H
 #define KERF_NVML_TELEMETRY_H
@@ -18,6 +20,7 @@
 #include "base/buf.h"
 #include "nvml/inventory.h"
 #include "nvml/nvml_load.h"
+#include "nvml/process_map.h"
 
 struct kerf_gpu_sample {
 	bool has_util, has_mem, has_power;
@@ -41,4 +44,23 @@ int kerf_gpu_metrics_text(const struct kerf_gpu_inventory *inv,
 			  struct kerf_buf *out)
 	__attribute__((warn_unused_result));
 
-#endif
+/*
+ * The per-process GPU memory of procs (process_map.h) as Prometheus text:
+ *   kerf_gpu_process_memory_used_bytes{gpu,uuid,pod,namespace,tenant}:
+ *     the sum of a pod's processes on a GPU (a label set names a pod, not
+ *     a process).  pod is the pod's name when the agent's table (pods,
+ *     may be NULL) knows its UID, else the UID, with namespace and tenant
+ *     empty; processes in no pod make the series with pod="".
+ *   kerf_tenant_gpu_memory_used_bytes{tenant}: the sum over the pods of
+ *     each tenant the table names (pods without one are not summed).
+ *   kerf_agent_gpu_process_errors: procs->errors.
+ * A process gone, or whose memory NVML could not tell, is left out.
+ * Returns 0, -KERF_ENOMEM or kerf_buf's error.
+ */
+int kerf_gpu_process_metrics_text(const struct kerf_gpu_inventory *inv,
+				  const struct kerf_gpu_processes *procs,
+				  const struct kerf_pod_table_ops *pods, void *ctx,
+				  struct kerf_buf *out)
+	__attribute__((warn_unused_result));
+
+#endif /* KERF_NVML_TELEMETRY_H */

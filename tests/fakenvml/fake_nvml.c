@@ -15,7 +15,10 @@
  *                     "computeInstances": [{"id", "profileId", "start",
  *                                           "size"}]}]},
  *                 "nvlinks": ["00000000:2A:00.0", ...],
- *                 "utilization": 40, "powerMilliwatts": 300000}],
+ *                 "utilization": 40, "powerMilliwatts": 300000,
+ *                 "processes": [{"pid": 4242, "usedMiB": 1024,
+ *                                "gi": 1, "ci": 0}]}],   usedMiB omitted:
+ *                                                        NOT_AVAILABLE
  *    "events": [{"device": 0, "type": "xid", "xid": 79, "gi": 1,
  *                "ci": 0}, {"device": 1, "type": "dbe"}]}
  *
@@ -69,6 +72,7 @@ struct nvmlDevice_st {
 	unsigned nr_gis;
 	const char *links[MAX_LINKS];
 	unsigned nr_links;
+	const json_t *processes;          /* "processes", the script's */
 };
 
 struct nvmlEventSet_st {
@@ -211,6 +215,7 @@ static void load_device(struct nvmlDevice_st *d, unsigned index, const json_t *o
 	d->mig_current = d->mig_pending = ~0u;  /* no MIG */
 	if (json_object_get(o, "mig"))
 		load_mig(d, json_object_get(o, "mig"));
+	d->processes = json_object_get(o, "processes");
 	json_t *links = json_object_get(o, "nvlinks"), *l;
 	size_t i;
 	json_array_foreach(links, i, l) {
@@ -617,6 +622,41 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 {
 	return set == &fake.set ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+/*
+ * NVML's protocol: *count too small (0 with infos NULL to ask) gives
+ * INSUFFICIENT_SIZE and the number needed, or SUCCESS when there is none.
+ * With driverVersion 535.x, x < 104, the elements are 32 bytes, as those
+ * drivers wrote them (a trailing usedGpuCcProtectedMemory).
+ */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+						     nvmlProcessInfo_t *infos)
+{
+	DEVICE_CALL(device);
+	unsigned n = (unsigned)json_array_size(device->processes);
+	if (!count || (*count && !infos))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (*count < n) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	unsigned minor;
+	size_t size = sscanf(str(fake.script, "driverVersion"), "535.%u", &minor) == 1 &&
+		      minor < 104 ? 32 : sizeof(*infos);
+	for (unsigned i = 0; i < n; i++) {
+		const json_t *p = json_array_get(device->processes, i);
+		const json_t *mib = json_object_get(p, "usedMiB");
+		nvmlProcessInfo_t *e = (nvmlProcessInfo_t *)((char *)infos + i * size);
+
+		memset(e, 0, size);
+		e->pid = num(p, "pid", 0);
+		e->usedGpuMemory = json_is_integer(mib) ?
+			(unsigned long long)json_integer_value(mib) << 20 : NVML_VALUE_NOT_AVAILABLE;
+		e->gpuInstanceId = num(p, "gi", NVML_INSTANCE_ID_NONE);
+		e->computeInstanceId = num(p, "ci", NVML_INSTANCE_ID_NONE);
+	}
+	*count = n;
+	return NVML_SUCCESS;
 }
 #endif /* KERF_FAKE_NVML_MINIMAL */
 

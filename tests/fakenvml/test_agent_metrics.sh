@@ -2,8 +2,10 @@
 # `kerf agent metrics` on the fake NVML (scripts/telemetry.json: an H100
 # busy at 87 % with 20 GiB used and 612.345 W, an A100 in MIG mode whose
 # utilisation NVML refuses): the exact samples, a refused value left out
-# rather than reported as 0, and `promtool check metrics` accepting the
-# text, also when NVML cannot be loaded at all.  Prints TAP.
+# rather than reported as 0, the H100's processes by pod (a fake /proc
+# tree: one in a pod, one on the host, one gone), and `promtool check
+# metrics` accepting the text, also when NVML cannot be loaded at all.
+# Prints TAP.
 #
 # usage: test_agent_metrics.sh KERF FAKE_LIB SCRIPTS_DIR PROMTOOL
 set -u
@@ -26,8 +28,12 @@ check() { # NAME CMD...
 has() { grep -qxF -- "$1" "$tmp/out"; }
 hasnt() { ! grep -q -- "$1" "$tmp/out"; }
 
+uid=8f4c2a3e-1b2d-4c5e-9f00-112233445566
+mkdir -p "$tmp/proc/4001" "$tmp/proc/4002"
+echo "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid//-/_}.slice/cri-containerd-1.scope" >"$tmp/proc/4001/cgroup"
+echo "0::/system.slice/nvidia-persistenced.service" >"$tmp/proc/4002/cgroup"
 KERF_FAKE_NVML_SCRIPT=$scripts/telemetry.json "$kerf" agent metrics \
-	--nvml-library "$lib" --hostname node-1 >"$tmp/out" 2>"$tmp/err"
+	--nvml-library "$lib" --hostname node-1 --proc-root "$tmp/proc" >"$tmp/out" 2>"$tmp/err"
 check "exit 0 when NVML is read" test $? -eq 0
 l='{gpu="0",uuid="GPU-11111111-2222-3333-4444-555555555555",model_name="NVIDIA H100 80GB HBM3",hostname="node-1"}'
 m='{gpu="1",uuid="GPU-66666666-7777-8888-9999-000000000000",model_name="NVIDIA A100-SXM4-40GB",hostname="node-1"}'
@@ -37,6 +43,12 @@ check "memory used and free, MiB" eval 'has "DCGM_FI_DEV_FB_USED$l 20480" && has
 check "power, W" has "DCGM_FI_DEV_POWER_USAGE$l 612.345"
 check "a MIG GPU's refused utilisation is left out, not 0" hasnt "DCGM_FI_DEV_GPU_UTIL$m"
 check "and counted as an NVML error" has "kerf_agent_nvml_errors$m 1"
+p='{gpu="0",uuid="GPU-11111111-2222-3333-4444-555555555555"'
+check "a pod's process memory, by UID (no pod table here)" \
+	has "kerf_gpu_process_memory_used_bytes$p,pod=\"$uid\",namespace=\"\",tenant=\"\"} 20971520000"
+check "a host process under pod \"\", a process gone left out" \
+	has "kerf_gpu_process_memory_used_bytes$p,pod=\"\",namespace=\"\",tenant=\"\"} 419430400"
+check "no process error" has "kerf_agent_gpu_process_errors 0"
 check "promtool check metrics accepts it" "$promtool" check metrics <"$tmp/out"
 
 "$kerf" agent metrics --nvml-library "$tmp/none.so" >"$tmp/out" 2>"$tmp/err"
