@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 dir=build-fuzz
-targets=(kobj kobj_gpupool kobj_tenant kobj_pdb mig_node openb options scenario state_json timesim kubeconfig watch_event admission_review deviceplugin pod_annotations)
+targets=(kobj kobj_gpupool kobj_tenant kobj_pdb mig_node openb options scenario state_json timesim kubeconfig watch_event admission_review deviceplugin pod_annotations cgroup node_marks)
 
 if [ ! -f "$dir/build.ninja" ]; then
 	CC=clang meson setup "$dir" --buildtype=debugoptimized \

@@ -89,7 +89,7 @@ int kerf_cgroup_pod_uid(const char *text, size_t len, char uid[KERF_POD_UID_MAX 
 		ctl_end = id_end + 1;
 		while (ctl_end < end && text[ctl_end] != ':')
 			ctl_end++;
-		if (id_end == i || id_end >= end || text[id_end] != ':' || ctl_end >= end ||
+		if (id_end == i || id_end >= end || text[id_end] != ':' || ctl_end + 1 >= end ||
 		    text[ctl_end + 1] != '/')
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "cgroup line %zu: '%.*s' is not ID:CONTROLLERS:/PATH",
