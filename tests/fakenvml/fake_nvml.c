@@ -33,8 +33,8 @@
  * It keeps NVML's rules for the subset kerf uses: handles only from the
  * calls that hand them out, buffers respected (INSUFFICIENT_SIZE when
  * short), UNINITIALIZED before init, profiles walked by index.  Built
- * with KERF_FAKE_NVML_MINIMAL it leaves out the NUMA, NVLink, telemetry
- * and event symbols, as an old driver would.
+ * with KERF_FAKE_NVML_MINIMAL it leaves out the NUMA, NVLink, telemetry,
+ * event and running-process symbols, as an old driver would.
  */
 #include <stdbool.h>
 #include <stdio.h>
