@@ -355,29 +355,4 @@ nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode,
 	return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-						     nvmlProcessInfo_t *infos)
-{
-	DEVICE_CALL(device);
-	if (!infoCount)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	json_t *procs = json_object_get(device_script(device), "processes"), *p;
-	unsigned n = (unsigned)json_array_size(procs);
-	if (*infoCount < n) {
-		*infoCount = n;
-		return NVML_ERROR_INSUFFICIENT_SIZE;
-	}
-	if (n && !infos)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	size_t i;
-	json_array_foreach(procs, i, p) {
-		infos[i] = (nvmlProcessInfo_t){
-			.pid = num(p, "pid", 0),
-			.usedGpuMemory = (unsigned long long)num(p, "usedMiB", 0) << 20,
-			.gpuInstanceId = num(p, "gi", NVML_INSTANCE_ID_NONE),
-			.computeInstanceId = num(p, "ci", NVML_INSTANCE_ID_NONE),
-		};
-	}
-	*infoCount = n;
-	return NVML_SUCCESS;
-}
+/* nvmlDeviceGetComputeRunningProcesses_v3 is fake_nvml.c's (the same "processes"). */
