@@ -42,6 +42,7 @@ struct kerf_agent_opts {
 	const char *nvml_error;          /* why NVML is not there, or NULL */
 	const char *nvlink_domain;       /* NULL: the label is not written */
 	const char *metrics_addr;        /* "127.0.0.1:9400"; NULL: none */
+	const char *health_addr;         /* /healthz and /readyz also here; NULL: none */
 	const char *dp_dir;              /* device plugin dir; NULL: none */
 	bool no_drain;                   /* never evict (marks still written) */
 	bool no_mig;                     /* never create or destroy MIG instances */

@@ -171,22 +171,33 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return ret;
 }
 
-int kerf_agent_http_start(struct kerf_agent *a, struct kerf_err *err)
+static int listen_on(struct kerf_agent *a, const char *opt, const char *addr, void **out,
+		     struct kerf_err *err)
 {
 	struct sockaddr_in sa;
 	int rc;
 
-	if (!a->o.metrics_addr)
-		return 0;
-	if ((rc = kerf_listen_addr_parse(a->o.metrics_addr, &sa, err)) < 0)
+	if ((rc = kerf_listen_addr_parse(addr, &sa, err)) < 0)
 		return rc;
-	a->http = MHD_start_daemon(MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, a,
-				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				   MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
-				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-	if (!a->http)
-		return kerf_err_set(err, -KERF_EIO, "--metrics-addr %s: cannot listen there",
-				    a->o.metrics_addr);
+	*out = MHD_start_daemon(MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, a,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+	if (!*out)
+		return kerf_err_set(err, -KERF_EIO, "%s %s: cannot listen there", opt, addr);
+	return 0;
+}
+
+int kerf_agent_http_start(struct kerf_agent *a, struct kerf_err *err)
+{
+	int rc;
+
+	if (a->o.metrics_addr &&
+	    (rc = listen_on(a, "--metrics-addr", a->o.metrics_addr, &a->http, err)) < 0)
+		return rc;
+	if (a->o.health_addr &&
+	    (rc = listen_on(a, "--health-addr", a->o.health_addr, &a->health, err)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -194,11 +205,15 @@ void kerf_agent_http_run(struct kerf_agent *a)
 {
 	if (a->http)
 		MHD_run(a->http);
+	if (a->health)
+		MHD_run(a->health);
 }
 
 void kerf_agent_http_stop(struct kerf_agent *a)
 {
 	if (a->http)
 		MHD_stop_daemon(a->http);
-	a->http = NULL;
+	if (a->health)
+		MHD_stop_daemon(a->health);
+	a->http = a->health = NULL;
 }

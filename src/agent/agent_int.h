@@ -78,6 +78,7 @@ struct kerf_agent {
 
 	void *dp;                   /* struct kerf_dp_plugin *, NULL none */
 	void *http;                 /* struct MHD_Daemon *, NULL none */
+	void *health;               /* the same on --health-addr, NULL none */
 };
 
 /* The marks in force: the API's, those not yet written, a bad mark's all. */

@@ -115,10 +115,6 @@ static int node_mark_patch(json_t *patch, json_t *ap, const json_t *node,
 						      "effect", "NoSchedule"));
 		json_object_set_new(sp, "taints", list);
 	}
-	if (!json_is_true(json_object_get(spec, "unschedulable"))) {
-		json_object_set_new(sp, "unschedulable", json_true());
-		want_key(ap, ann, KERF_ANN_CORDONED_BY, KERF_AGENT_IDENTITY);
-	}
 	if (!json_object_get(ann, KERF_ANN_REMEDIATION)) {
 		char text[KERF_MARK_REASON_MAX + KERF_MARK_TIME_MAX + 8];
 

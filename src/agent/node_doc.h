@@ -14,9 +14,9 @@
  * Annotations: the marks (marks.h), kerf.io/mig-layout, the instances of
  * each MIG GPU ("0:3g.40gb@0,3g.40gb@4;1:7g.80gb@0"), and
  * kerf.io/gpu-utilization when it moved (util.h).
- * A node mark adds the taint kerf.io/gpu-failed=node:NoSchedule and
- * cordons (spec.unschedulable), noting kerf.io/cordoned-by so that a
- * verification uncordons only what the agent cordoned.
+ * A node mark adds the taint kerf.io/gpu-failed=node:NoSchedule, kerf's
+ * cordon: no new pod lands there, and spec.unschedulable stays the
+ * operator's (the agent's admission policy forbids it to the agent).
  *
  * The patch is a JSON merge patch carrying metadata.resourceVersion: the
  * API server applies it only to the Node as read (else 409), so a mark a
@@ -35,10 +35,9 @@
 #define KERF_LABEL_GPU_COUNT    "nvidia.com/gpu.count"
 #define KERF_LABEL_GPU_MODEL    "kerf.io/gpu-model"
 #define KERF_ANN_MIG_LAYOUT     "kerf.io/mig-layout"
-#define KERF_ANN_CORDONED_BY    "kerf.io/cordoned-by"
 #define KERF_ANN_REMEDIATION    "kerf.io/remediation-requested"
 #define KERF_ANN_MIG_ACTUATION  "kerf.io/mig-actuation"
-#define KERF_COND_GPU_HEALTHY   "KerfGPUHealthy"
+#define KERF_COND_GPU_HEALTHY   "kerf.io/GPUHealthy"
 #define KERF_AGENT_IDENTITY     "kerf-agent"
 
 struct kerf_agent_node_view {
@@ -59,7 +58,7 @@ int kerf_agent_node_patch(const json_t *node, const struct kerf_agent_node_view 
 
 /*
  * The strategic merge patch of nodes/NAME/status for the condition
- * KerfGPUHealthy (True, False with the marks, Unknown when NVML is not
+ * kerf.io/GPUHealthy (True, False with the marks, Unknown when NVML is not
  * read or its events fail: unknown_reason), or NULL in *out when the
  * condition already says it.  lastTransitionTime moves only when the
  * status does.

@@ -37,6 +37,7 @@ static const char run_usage[] =
 	"  --context NAME            a context of the kubeconfig\n"
 	"  --nvml-library PATH       libnvidia-ml.so.1 to load\n"
 	"  --metrics-addr ADDR       /metrics, /healthz, /readyz (default 127.0.0.1:9400; \"\" none)\n"
+	"  --health-addr ADDR        /healthz and /readyz (and /metrics) also on ADDR\n"
 	"  --device-plugin-dir DIR   serve the kubelet's device plugin API there\n"
 	"                            (/var/lib/kubelet/device-plugins)\n"
 	"  --nvlink-domain NAME      the label kerf.io/nvlink-domain (a domain spans nodes)\n"
@@ -80,7 +81,7 @@ static void disconnect_api(struct conn *c)
 	kerf_kube_config_release(&c->cfg);
 }
 
-enum { OPT_NODE = 256, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NVML, OPT_METRICS, OPT_DP,
+enum { OPT_NODE = 256, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NVML, OPT_METRICS, OPT_HEALTH, OPT_DP,
        OPT_DOMAIN, OPT_INVENTORY, OPT_NO_DRAIN, OPT_GPU, OPT_MIG, OPT_WHOLE_NODE, OPT_FORCE };
 
 static const struct option longopts[] = {
@@ -89,6 +90,7 @@ static const struct option longopts[] = {
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "nvml-library", required_argument, NULL, OPT_NVML },
 	{ "metrics-addr", required_argument, NULL, OPT_METRICS },
+	{ "health-addr", required_argument, NULL, OPT_HEALTH },
 	{ "device-plugin-dir", required_argument, NULL, OPT_DP },
 	{ "nvlink-domain", required_argument, NULL, OPT_DOMAIN },
 	{ "inventory-interval", required_argument, NULL, OPT_INVENTORY },
@@ -102,7 +104,7 @@ static const struct option longopts[] = {
 };
 
 struct run_args {
-	const char *node, *kubeconfig, *context, *nvml, *metrics, *dp, *domain, *mig;
+	const char *node, *kubeconfig, *context, *nvml, *metrics, *health, *dp, *domain, *mig;
 	uint64_t inventory_s, gpu;
 	bool no_drain, has_gpu, whole_node, force;
 };
@@ -117,7 +119,7 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		bool run_only = c == OPT_METRICS || c == OPT_DP || c == OPT_DOMAIN ||
+		bool run_only = c == OPT_METRICS || c == OPT_HEALTH || c == OPT_DP || c == OPT_DOMAIN ||
 				c == OPT_INVENTORY || c == OPT_NO_DRAIN;
 		bool verify_only = c == OPT_GPU || c == OPT_MIG || c == OPT_WHOLE_NODE ||
 				   c == OPT_FORCE;
@@ -138,6 +140,7 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 		case OPT_CONTEXT: r->context = optarg; break;
 		case OPT_NVML: r->nvml = optarg; break;
 		case OPT_METRICS: r->metrics = optarg; break;
+		case OPT_HEALTH: r->health = optarg; break;
 		case OPT_DP: r->dp = optarg; break;
 		case OPT_DOMAIN: r->domain = optarg; break;
 		case OPT_NO_DRAIN: r->no_drain = true; break;
@@ -202,6 +205,7 @@ int kerf_cmd_agent_run(int argc, char **argv)
 		.node_name = r.node, .ops = &c.ops, .nv = &nv,
 		.nvml_error = nerr.msg[0] ? nerr.msg : NULL, .nvlink_domain = r.domain,
 		.metrics_addr = r.metrics[0] ? r.metrics : NULL, .dp_dir = r.dp,
+		.health_addr = r.health && r.health[0] ? r.health : NULL,
 		.no_drain = r.no_drain, .inventory_ms = (int)r.inventory_s * 1000,
 		.seed = (uint64_t)time(NULL),
 	};
@@ -352,9 +356,6 @@ static json_t *verified_patch(const json_t *node, const struct run_args *r)
 			  json_object_get(json_object_get(node, "metadata"), "resourceVersion"));
 	if (patch && r->whole_node) {
 		const json_t *spec = json_object_get(node, "spec"), *t;
-		const char *by = json_string_value(json_object_get(
-			json_object_get(json_object_get(node, "metadata"), "annotations"),
-			KERF_ANN_CORDONED_BY));
 		json_t *taints = json_array(), *sp = json_object();
 		size_t i;
 
@@ -365,12 +366,8 @@ static json_t *verified_patch(const json_t *node, const struct run_args *r)
 				json_array_append_new(taints, json_deep_copy(t));
 		}
 		json_object_set_new(sp, "taints", taints);
-		/* uncordon only what the agent cordoned */
-		if (by && !strcmp(by, KERF_AGENT_IDENTITY))
-			json_object_set_new(sp, "unschedulable", json_null());
 		json_object_set_new(patch, "spec", sp);
 		json_t *pa = json_object_get(json_object_get(patch, "metadata"), "annotations");
-		json_object_set_new(pa, KERF_ANN_CORDONED_BY, json_null());
 		json_object_set_new(pa, KERF_ANN_REMEDIATION, json_null());
 	}
 	return patch;

@@ -176,7 +176,7 @@ static void test_round_trip(void **state)
 	assert_true(back.node_failed);
 	assert_non_null(strstr(back.node.reason, "Xid 79"));
 	const json_t *spec = json_object_get(after, "spec");
-	assert_true(json_is_true(json_object_get(spec, "unschedulable")));
+	assert_null(json_object_get(spec, "unschedulable"));   /* the operator's */
 	assert_int_equal(json_array_size(json_object_get(spec, "taints")), 1);
 	const json_t *labels = json_object_get(json_object_get(after, "metadata"), "labels");
 	assert_string_equal(json_string_value(json_object_get(labels, "nvidia.com/gpu.product")),
@@ -229,7 +229,7 @@ static void test_condition(void **state)
 	assert_int_equal(kerf_agent_condition_patch(node, &view, NULL, &patch), 0);
 	json_t *c = json_array_get(json_object_get(json_object_get(patch, "status"), "conditions"), 0);
 	assert_string_equal(json_string_value(json_object_get(c, "status")), "True");
-	assert_string_equal(json_string_value(json_object_get(c, "type")), "KerfGPUHealthy");
+	assert_string_equal(json_string_value(json_object_get(c, "type")), "kerf.io/GPUHealthy");
 	json_object_set(node, "status", json_object_get(patch, "status"));
 	json_decref(patch);
 	/* the same: nothing to write */
