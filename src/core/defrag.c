@@ -211,6 +211,9 @@ static bool plan_node(const struct kerf_defrag *d, struct elsewhere *e,
 			for (int g = 0; g < n->nr_gpus; g++) {
 				struct plan t = { .node = node };
 
+				/* out of service: what moves away stays unusable */
+				if (n->gpus_down >> g & 1)
+					continue;
 				if (!free_on_gpu(d, e, node, g,
 						 req->gpu_milli - n->gpu_free_milli[g],
 						 &t, max))
@@ -226,8 +229,10 @@ static bool plan_node(const struct kerf_defrag *d, struct elsewhere *e,
 			int cost[KERF_NODE_MAX_GPUS], taken = 0;
 			bool used[KERF_NODE_MAX_GPUS] = { false };
 
+			/* out of service: clearing it frees nothing usable */
 			for (int g = 0; g < n->nr_gpus; g++)
-				cost[g] = gpu_movers(d, e, node, g);
+				cost[g] = n->gpus_down >> g & 1 ? -1
+							       : gpu_movers(d, e, node, g);
 			while (taken < req->nr_gpus) {
 				int pick = -1;
 
@@ -393,7 +398,8 @@ uint32_t kerf_defrag_consolidate(struct kerf_defrag *d, struct kerf_sched *s,
 			struct kerf_binding to;
 			int64_t lost;
 
-			if (i == KERF_DEFRAG_NONE)
+			/* out of service: emptying it frees nothing usable */
+			if (i == KERF_DEFRAG_NONE || (n->gpus_down >> g & 1))
 				continue;
 			p = &d->pods[i];
 			if (!p->movable || !kerf_pod_is_fraction(&p->req) ||

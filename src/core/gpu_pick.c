@@ -36,8 +36,10 @@ int32_t kerf_mig_node_pick(const struct kerf_cluster *c,
 
 	*gpus = 0;
 	*start = 0;
-	if (pi < 0 || !n->mig_gpus ||
-	    !kerf_mig_pick_place(c->models[n->model].mig, n->mig, n->mig_gpus,
+	/* GPUs out of service are left out */
+	if (pi < 0 || !(n->mig_gpus & ~n->gpus_down) ||
+	    !kerf_mig_pick_place(c->models[n->model].mig, n->mig,
+				 (uint16_t)(n->mig_gpus & ~n->gpus_down),
 				 (unsigned)pi, p->gpu_milli, &pk))
 		return INT32_MIN;
 	*gpus = (uint16_t)(1u << pk.gpu);

@@ -159,6 +159,26 @@ int kerf_node_spec_validate(const struct kerf_cluster *c,
 					    "node '%s' GPU %d: MIG layout: %s", name, g,
 					    why.msg);
 	}
+	if (spec->nr_gpus < KERF_NODE_MAX_GPUS &&
+	    (spec->gpus_down >> spec->nr_gpus) != 0)
+		return kerf_err_set(err, -KERF_EINVAL,
+				    "node '%s': a GPU out of service beyond its %d",
+				    name, spec->nr_gpus);
+	for (int g = 0; spec->mig_down && g < KERF_NODE_MAX_GPUS; g++) {
+		struct kerf_err why = { 0 };
+
+		if (!spec->mig_down[g].nr)
+			continue;
+		if (!(spec->mig_gpus >> g & 1))
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "node '%s' GPU %d: MIG instances out of service on a GPU not in MIG mode",
+					    name, g);
+		if (kerf_mig_layout_check(c->models[spec->model].mig, &spec->mig_down[g],
+					  &why) < 0)
+			return kerf_err_set(err, -KERF_EINVAL,
+					    "node '%s' GPU %d: MIG instances out of service: %s",
+					    name, g, why.msg);
+	}
 	if ((c->nr_labels < 64 && spec->labels >> c->nr_labels) ||
 	    (c->nr_taints < 64 && spec->taints >> c->nr_taints))
 		return kerf_err_set(err, -KERF_EINVAL,
@@ -227,6 +247,97 @@ static void order_remove(struct kerf_cluster *c, uint32_t i)
 static void new_stamp(struct kerf_cluster *c, size_t i)
 {
 	c->nodes[i].stamp = c->stamps[i] = ++c->stamp_seq;
+}
+
+/*
+ * GPU g of n out of service: what it has free is kept aside and it shows
+ * none.  A GPU in MIG mode shows none already (its charges stay in n->mig).
+ */
+static void gpu_down(struct kerf_node *n, int g)
+{
+	if (n->mig_gpus >> g & 1)
+		return;
+	n->gpu_down_free_milli[g] = n->gpu_free_milli[g];
+	n->gpu_down_mem_free_mib[g] = n->gpu_mem_free_mib[g];
+	if (n->gpu_free_milli[g] == KERF_GPU_MILLI)
+		n->nr_gpus_idle--;
+	n->gpu_free_milli_sum -= n->gpu_free_milli[g];
+	n->gpu_free_milli[g] = 0;
+	n->gpu_mem_free_mib[g] = 0;
+}
+
+/* The undo of gpu_down: it shows what its pods leave. */
+static void gpu_up(struct kerf_node *n, int g)
+{
+	if (n->mig_gpus >> g & 1)
+		return;
+	n->gpu_free_milli[g] = n->gpu_down_free_milli[g];
+	n->gpu_mem_free_mib[g] = n->gpu_down_mem_free_mib[g];
+	if (n->gpu_free_milli[g] == KERF_GPU_MILLI)
+		n->nr_gpus_idle++;
+	n->gpu_free_milli_sum += n->gpu_free_milli[g];
+	n->gpu_down_free_milli[g] = 0;
+	n->gpu_down_mem_free_mib[g] = 0;
+}
+
+/* Exactly the GPUs of mask out of service (the caller stamps the node). */
+static void set_down(struct kerf_node *n, uint16_t mask)
+{
+	uint16_t change = (uint16_t)(mask ^ n->gpus_down);
+
+	for (int g = 0; g < n->nr_gpus; g++) {
+		if (!(change >> g & 1))
+			continue;
+		if (mask >> g & 1)
+			gpu_down(n, g);
+		else
+			gpu_up(n, g);
+	}
+	n->gpus_down = mask;
+}
+
+/* Is GPU g of n out of service and not in MIG mode (its free kept aside)? */
+static bool gpu_hidden(const struct kerf_node *n, int g)
+{
+	return (n->gpus_down >> g & 1) && !(n->mig_gpus >> g & 1);
+}
+
+/* What GPU g has free, out of service or not. */
+static int32_t held_free_milli(const struct kerf_node *n, int g)
+{
+	return gpu_hidden(n, g) ? n->gpu_down_free_milli[g] : n->gpu_free_milli[g];
+}
+
+static int32_t held_mem_free_mib(const struct kerf_node *n, int g)
+{
+	return gpu_hidden(n, g) ? n->gpu_down_mem_free_mib[g]
+				: n->gpu_mem_free_mib[g];
+}
+
+/*
+ * Mark the MIG instances of the spec out of service.  One the core cannot
+ * hold (an instance in use overlaps it) takes its whole GPU out of MIG
+ * placement instead: the mark is never lost.  Returns the GPUs so taken.
+ */
+static uint16_t mark_mig_down(const struct kerf_cluster *c, struct kerf_node *n,
+			      const struct kerf_node_spec *spec)
+{
+	static const struct kerf_mig_layout none;
+	uint16_t whole = 0;
+
+	if (!spec->mig_down || !n->mig)
+		return 0;
+	for (int g = 0; g < n->nr_gpus; g++) {
+		const struct kerf_mig_layout *l = &spec->mig_down[g];
+
+		if (!(n->mig_gpus >> g & 1))
+			continue;
+		if (kerf_mig_mark_down(c->models[n->model].mig, n->mig, g, l) < 0) {
+			kerf_mig_mark_down(c->models[n->model].mig, n->mig, g, &none);
+			whole |= (uint16_t)(1u << g);
+		}
+	}
+	return whole;
 }
 
 /* Empty node of the spec's shape in slot i (name and rank set by the caller). */
@@ -331,14 +442,18 @@ static void take_layouts(struct kerf_node *n, const struct kerf_node_spec *spec)
 
 		if (!(n->mig_gpus >> g & 1))
 			continue;
-		for (unsigned k = 0; k < l.nr; k++)
+		for (unsigned k = 0; k < l.nr; k++) {
 			l.inst[k].in_use = false;
+			l.inst[k].down = false;
+		}
+		/* out of service marks stay (mark_mig_down sets them anew) */
 		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
 			for (unsigned j = 0; j < l.nr; j++)
-				if (n->mig->gpu[g].inst[k].in_use &&
-				    l.inst[j].profile == n->mig->gpu[g].inst[k].profile &&
-				    l.inst[j].start == n->mig->gpu[g].inst[k].start)
-					l.inst[j].in_use = true;
+				if (l.inst[j].profile == n->mig->gpu[g].inst[k].profile &&
+				    l.inst[j].start == n->mig->gpu[g].inst[k].start) {
+					l.inst[j].in_use = n->mig->gpu[g].inst[k].in_use;
+					l.inst[j].down = n->mig->gpu[g].inst[k].down;
+				}
 		n->mig->gpu[g] = l;
 		/* what the node reported is what it has: nothing to tell */
 		n->mig->told[g] = l;
@@ -385,7 +500,13 @@ static int add_new(struct kerf_cluster *c, const struct kerf_node_spec *spec,
 		kerf_cluster_remove_node(c, i, &ignore);
 		return rc;
 	}
-	take_layouts(&c->nodes[i], spec);
+	n = &c->nodes[i];
+	take_layouts(n, spec);
+	if (spec->gpus_down || spec->mig_down) {
+		set_down(n, (uint16_t)(spec->gpus_down | mark_mig_down(c, n, spec)));
+		new_stamp(c, i);
+		kerf_fit_index_update(&c->fit, n, i);
+	}
 	return (int)i;
 }
 
@@ -446,6 +567,9 @@ int kerf_cluster_upsert_node(struct kerf_cluster *c,
 			return rc;
 		free(n->mig);
 		n->mig = NULL;
+		n->gpus_down = 0;
+		memset(n->gpu_down_free_milli, 0, sizeof(n->gpu_down_free_milli));
+		memset(n->gpu_down_mem_free_mib, 0, sizeof(n->gpu_down_mem_free_mib));
 		memset(n->gpu_free_milli, 0, sizeof(n->gpu_free_milli));
 		memset(n->gpu_mem_mib, 0, sizeof(n->gpu_mem_mib));
 		memset(n->gpu_mem_free_mib, 0, sizeof(n->gpu_mem_free_mib));
@@ -456,6 +580,7 @@ int kerf_cluster_upsert_node(struct kerf_cluster *c,
 	if (rc < 0)
 		return rc;
 	take_layouts(n, spec);
+	set_down(n, (uint16_t)(spec->gpus_down | mark_mig_down(c, n, spec)));
 	n->domain = spec->domain;
 	n->cordoned = spec->cordoned;
 	n->labels = spec->labels;
@@ -501,6 +626,7 @@ void kerf_cluster_node_spec(const struct kerf_cluster *c, size_t i,
 		.domain = n->domain, .cordoned = n->cordoned,
 		.mig_gpus = n->mig_gpus, .labels = n->labels, .taints = n->taints,
 		.mig_layout = n->mig ? n->mig->gpu : NULL,
+		.gpus_down = n->gpus_down,
 	};
 }
 
@@ -610,7 +736,7 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 			 struct kerf_err *err)
 {
 	struct kerf_node *n;
-	uint16_t change;
+	uint16_t change, down;
 
 	if (i >= c->nr_slots || !c->nodes[i].live)
 		return kerf_err_set(err, -KERF_EINVAL, "MIG mode: no node in slot %zu", i);
@@ -624,17 +750,24 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 				    "node '%s': GPU model '%s' has no MIG profiles",
 				    n->name, c->models[n->model].name);
 	change = (uint16_t)(mask ^ n->mig_gpus);
+	if (!change)
+		return 0;
+	/* a GPU out of service changes mode as if up, and stays down */
+	down = n->gpus_down;
+	set_down(n, 0);
 	for (int g = 0; g < n->nr_gpus; g++)
-		if ((change >> g & 1) && !gpu_quiet(n, g))
+		if ((change >> g & 1) && !gpu_quiet(n, g)) {
+			set_down(n, down);
 			return kerf_err_set(err, -KERF_EBUSY,
 					    "node '%s' GPU %d: work runs on it, its MIG mode cannot change",
 					    n->name, g);
-	if (!change)
-		return 0;
+		}
 	if (mask && !n->mig) {
 		n->mig = calloc(1, sizeof(*n->mig));
-		if (!n->mig)
+		if (!n->mig) {
+			set_down(n, down);
 			return kerf_err_set(err, -KERF_ENOMEM, "out of memory");
+		}
 	}
 	for (int g = 0; g < n->nr_gpus; g++) {
 		if (!(change >> g & 1))
@@ -661,6 +794,7 @@ int kerf_cluster_set_mig(struct kerf_cluster *c, size_t i, uint16_t mask,
 		}
 	}
 	n->mig_gpus = mask;
+	set_down(n, down);
 	if (mask)
 		c->mig_models |= (uint64_t)1 << n->model;
 	else    /* the last node of its model in MIG mode may have left it */
@@ -700,11 +834,13 @@ int kerf_cluster_mig_reconcile(struct kerf_cluster *c)
 			l = n->mig->told[g];
 			for (unsigned k = 0; k < l.nr; k++) {
 				l.inst[k].in_use = false;
+				l.inst[k].down = false;
 				for (unsigned j = 0; j < n->mig->gpu[g].nr; j++)
-					if (n->mig->gpu[g].inst[j].in_use &&
-					    n->mig->gpu[g].inst[j].profile == l.inst[k].profile &&
-					    n->mig->gpu[g].inst[j].start == l.inst[k].start)
-						l.inst[k].in_use = true;
+					if (n->mig->gpu[g].inst[j].profile == l.inst[k].profile &&
+					    n->mig->gpu[g].inst[j].start == l.inst[k].start) {
+						l.inst[k].in_use = n->mig->gpu[g].inst[j].in_use;
+						l.inst[k].down = n->mig->gpu[g].inst[j].down;
+					}
 			}
 			n->mig->gpu[g] = l;
 			touched = true;
@@ -878,16 +1014,29 @@ bool kerf_gpu_share_ok(const struct kerf_node *n, int g, const struct kerf_pod *
 	return n->gpu_tenant[g] == p->tenant;
 }
 
-bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
+/* Would p fit on GPU g of n if it had free_milli and mem_free_mib free? */
+static bool fits_free(const struct kerf_node *n, int g, const struct kerf_pod *p,
+		      int32_t free_milli, int32_t mem_free_mib)
 {
-	if (n->gpu_free_milli[g] < p->gpu_milli)
+	if (free_milli < p->gpu_milli)
 		return false;
 	if (n->gpu_nr_fractions[g] && !kerf_gpu_share_ok(n, g, p))
 		return false;
 	if (p->gpu_mem_mib == 0)
 		return true;
 	/* A memory request needs a GPU whose memory is known. */
-	return n->gpu_mem_mib[g] > 0 && n->gpu_mem_free_mib[g] >= p->gpu_mem_mib;
+	return n->gpu_mem_mib[g] > 0 && mem_free_mib >= p->gpu_mem_mib;
+}
+
+bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
+{
+	return fits_free(n, g, p, n->gpu_free_milli[g], n->gpu_mem_free_mib[g]);
+}
+
+/* Would p fit on GPU g if it were in service (what its pods leave)? */
+static bool held_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
+{
+	return fits_free(n, g, p, held_free_milli(n, g), held_mem_free_mib(n, g));
 }
 
 static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
@@ -903,6 +1052,7 @@ static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
 	[KERF_MISFIT_SHARING] = "GPUs with room are shared against the pod's isolation or sharing mode",
 	[KERF_MISFIT_MIG_MODE] = "no GPU in MIG mode with a profile large enough",
 	[KERF_MISFIT_MIG] = "MIG instances in use leave no room",
+	[KERF_MISFIT_GPU_DOWN] = "GPU out of service",
 };
 
 const char *kerf_misfit_text(enum kerf_misfit m)
@@ -910,6 +1060,43 @@ const char *kerf_misfit_text(enum kerf_misfit m)
 	if (m >= KERF_MISFIT_COUNT_)
 		return "unknown";
 	return misfit_text[m];
+}
+
+/* Does some MIG instance of n stand out of service? */
+static bool has_mig_down(const struct kerf_node *n)
+{
+	for (int g = 0; n->mig && g < n->nr_gpus; g++)
+		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
+			if (n->mig->gpu[g].inst[k].down)
+				return true;
+	return false;
+}
+
+/* Why MIG pod p does not fit on n (GPUs out of service left out). */
+static enum kerf_misfit mig_misfit(const struct kerf_cluster *c,
+				   const struct kerf_node *n,
+				   const struct kerf_pod *p)
+{
+	const struct kerf_mig_model *m;
+	int pi = kerf_pod_mig_profile(c, n, p);
+	struct kerf_node_mig all_up;
+
+	if (!n->mig_gpus || pi < 0)
+		return KERF_MISFIT_MIG_MODE;
+	m = c->models[n->model].mig;
+	if (kerf_mig_can_host(m, n->mig, (uint16_t)(n->mig_gpus & ~n->gpus_down),
+			      (unsigned)pi, p->gpu_milli))
+		return KERF_MISFIT_NONE;
+	if (!(n->mig_gpus & n->gpus_down) && !has_mig_down(n))
+		return KERF_MISFIT_MIG;
+	/* would it fit with everything back in service? */
+	all_up = *n->mig;
+	for (int g = 0; g < n->nr_gpus; g++)
+		for (unsigned k = 0; k < all_up.gpu[g].nr; k++)
+			all_up.gpu[g].inst[k].down = false;
+	return kerf_mig_can_host(m, &all_up, n->mig_gpus, (unsigned)pi, p->gpu_milli)
+		       ? KERF_MISFIT_GPU_DOWN
+		       : KERF_MISFIT_MIG;
 }
 
 enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
@@ -936,30 +1123,33 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 		return KERF_MISFIT_MEM;
 	if (p->nr_gpus == 0)
 		return KERF_MISFIT_NONE;
-	if (kerf_pod_is_mig(p)) {
-		int pi = kerf_pod_mig_profile(c, n, p);
+	if (kerf_pod_is_mig(p))
+		return mig_misfit(c, n, p);
+	if (!kerf_pod_is_fraction(p) && p->gpu_mem_mib == 0) {
+		int idle_down = 0;
 
-		if (!n->mig_gpus || pi < 0)
-			return KERF_MISFIT_MIG_MODE;
-		return kerf_mig_can_host(c->models[n->model].mig, n->mig,
-					 n->mig_gpus, (unsigned)pi, p->gpu_milli)
-			       ? KERF_MISFIT_NONE
-			       : KERF_MISFIT_MIG;
+		if (n->nr_gpus_idle >= p->nr_gpus)
+			return KERF_MISFIT_NONE;
+		for (int g = 0; g < n->nr_gpus; g++)
+			idle_down += gpu_hidden(n, g) &&
+				     n->gpu_down_free_milli[g] == KERF_GPU_MILLI;
+		return n->nr_gpus_idle + idle_down >= p->nr_gpus ? KERF_MISFIT_GPU_DOWN
+								 : KERF_MISFIT_GPU;
 	}
-	if (!kerf_pod_is_fraction(p) && p->gpu_mem_mib == 0)
-		return n->nr_gpus_idle >= p->nr_gpus ? KERF_MISFIT_NONE
-						     : KERF_MISFIT_GPU;
-	int fit = 0, blocked = 0;
+	int fit = 0, fit_down = 0, blocked = 0;
 
 	for (int g = 0; g < n->nr_gpus; g++) {
 		bool ok = kerf_gpu_fits(n, g, p);
 
 		fit += ok;
+		fit_down += gpu_hidden(n, g) && held_fits(n, g, p);
 		blocked += !ok && !kerf_gpu_share_ok(n, g, p) &&
 			   n->gpu_free_milli[g] >= p->gpu_milli;
 	}
 	if (fit >= p->nr_gpus)
 		return KERF_MISFIT_NONE;
+	if (fit + fit_down >= p->nr_gpus)
+		return KERF_MISFIT_GPU_DOWN;
 	return blocked ? KERF_MISFIT_SHARING : KERF_MISFIT_GPU;
 }
 
@@ -971,8 +1161,16 @@ static int popcount16(uint16_t x)
 static void node_gpu_add(struct kerf_node *n, int g, int32_t milli,
 			 int32_t mem_mib)
 {
-	bool was_idle = n->gpu_free_milli[g] == KERF_GPU_MILLI;
+	bool was_idle;
 
+	if (gpu_hidden(n, g)) {
+		/* what it frees comes back only when it is up again */
+		n->gpu_down_free_milli[g] = (int16_t)(n->gpu_down_free_milli[g] + milli);
+		if (n->gpu_mem_mib[g] > 0)
+			n->gpu_down_mem_free_mib[g] += mem_mib;
+		return;
+	}
+	was_idle = n->gpu_free_milli[g] == KERF_GPU_MILLI;
 	n->gpu_free_milli[g] = (int16_t)(n->gpu_free_milli[g] + milli);
 	n->gpu_free_milli_sum += milli;
 	if (n->gpu_mem_mib[g] > 0)
@@ -1086,7 +1284,7 @@ int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 	if (kerf_pod_is_mig(p))
 		return mig_bind(c, p, b, +1, err);
 	for (int g = 0; g < n->nr_gpus; g++)
-		if ((b.gpus >> g & 1) && !kerf_gpu_fits(n, g, p))
+		if ((b.gpus >> g & 1) && !held_fits(n, g, p))
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "binding on '%s': GPU %d overcommitted",
 					    n->name, g);
@@ -1125,9 +1323,9 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	for (int g = 0; g < n->nr_gpus; g++) {
 		if (!(b.gpus >> g & 1))
 			continue;
-		if (n->gpu_free_milli[g] + p->gpu_milli > KERF_GPU_MILLI ||
+		if (held_free_milli(n, g) + p->gpu_milli > KERF_GPU_MILLI ||
 		    (n->gpu_mem_mib[g] > 0 &&
-		     (int64_t)n->gpu_mem_free_mib[g] + p->gpu_mem_mib >
+		     (int64_t)held_mem_free_mib(n, g) + p->gpu_mem_mib >
 			     n->gpu_mem_mib[g]))
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "unbind on '%s': GPU %d was not held",
@@ -1282,9 +1480,28 @@ int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: sharing state without fractions or out of range",
 						    n->name, g);
+			if (!gpu_hidden(n, g) &&
+			    (n->gpu_down_free_milli[g] || n->gpu_down_mem_free_mib[g]))
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: free kept aside while in service",
+						    n->name, g);
+			if (gpu_hidden(n, g) &&
+			    (f != 0 || n->gpu_mem_free_mib[g] != 0 ||
+			     n->gpu_down_free_milli[g] < 0 ||
+			     n->gpu_down_free_milli[g] > KERF_GPU_MILLI ||
+			     (n->gpu_mem_mib[g] > 0 &&
+			      (n->gpu_down_mem_free_mib[g] < 0 ||
+			       n->gpu_down_mem_free_mib[g] > n->gpu_mem_mib[g]))))
+				return kerf_err_set(err, -KERF_ERANGE,
+						    "node '%s' GPU %d: out of service but open, or what it holds outside capacity",
+						    n->name, g);
 			sum += f;
 			idle += f == KERF_GPU_MILLI;
 		}
+		if (n->nr_gpus < KERF_NODE_MAX_GPUS && (n->gpus_down >> n->nr_gpus) != 0)
+			return kerf_err_set(err, -KERF_ERANGE,
+					    "node '%s': a GPU out of service beyond its %u",
+					    n->name, n->nr_gpus);
 		if (sum != n->gpu_free_milli_sum || idle != n->nr_gpus_idle)
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "node '%s': GPU free counters disagree with GPUs",
@@ -1326,6 +1543,8 @@ int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c)
 		for (int g = 0; g < n->nr_gpus; g++)
 			if (n->mig_gpus >> g & 1)
 				sum -= n->mig->free_milli[g];
+			else if (gpu_hidden(n, g))  /* down: its pods' charges */
+				sum -= n->gpu_down_free_milli[g];
 	}
 	return sum;
 }

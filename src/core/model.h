@@ -137,6 +137,20 @@ struct kerf_node {
 	 */
 	uint16_t mig_gpus;
 	struct kerf_node_mig *mig;  /* owned by the cluster */
+	/*
+	 * GPUs out of service (bit g = GPU g; the node agent marks them
+	 * unhealthy).  A down GPU shows 0 milli and 0 memory free above, as
+	 * a GPU in MIG mode does, so no new pod of any kind lands on it;
+	 * the pods already there keep it charged.  What it would have free
+	 * is kept below while it is down (0 for GPUs up or in MIG mode), so
+	 * pods leaving do not bring its capacity back and bringing it up
+	 * shows exactly what its remaining pods leave.  A down GPU in MIG
+	 * mode keeps its MIG charges where they are and is left out of MIG
+	 * placement.
+	 */
+	uint16_t gpus_down;
+	int16_t gpu_down_free_milli[KERF_NODE_MAX_GPUS];
+	int32_t gpu_down_mem_free_mib[KERF_NODE_MAX_GPUS];
 };
 
 /*
@@ -219,6 +233,16 @@ struct kerf_node_spec {
 	bool cordoned;
 	uint16_t mig_gpus;          /* GPUs in MIG mode */
 	const struct kerf_mig_layout *mig_layout; /* KERF_NODE_MAX_GPUS, or NULL */
+	uint16_t gpus_down;         /* GPUs out of service (bit g = GPU g) */
+	/*
+	 * MIG instances out of service, one list per GPU (KERF_NODE_MAX_GPUS
+	 * layouts; in_use and down ignored), or NULL: the marks the core
+	 * has stay.  Such an instance is held by nobody: never handed out,
+	 * never destroyed.  One the core cannot hold (an instance in use
+	 * overlaps it) puts its whole GPU out of service instead, and
+	 * kerf_cluster_node_spec reports that GPU in gpus_down.
+	 */
+	const struct kerf_mig_layout *mig_down;
 	uint64_t labels;            /* interned label terms (kerf_cluster_label) */
 	uint64_t taints;            /* interned taint terms (kerf_cluster_taint) */
 };
@@ -261,8 +285,8 @@ int kerf_node_spec_validate(const struct kerf_cluster *c,
  * holds pods keeps them as long as its shape (CPU, memory, model, GPU
  * count), the MIG mode of its busy GPUs and their instances in use do not
  * change; otherwise -KERF_EBUSY (the caller requeues what runs there
- * first: see kerf_state_node_upsert).  Labels, taints, domain, cordon and rank may
- * change at any time.  Nothing changes on error.  Returns the slot.
+ * first: see kerf_state_node_upsert).  Labels, taints, domain, cordon,
+ * GPUs and MIG instances out of service and rank may change at any time.  Nothing changes on error.  Returns the slot.
  */
 int kerf_cluster_upsert_node(struct kerf_cluster *c,
 			     const struct kerf_node_spec *spec,
@@ -386,6 +410,8 @@ enum kerf_misfit {
 				       profile large enough */
 	KERF_MISFIT_MIG,            /* MIG pod: the instances in use leave no
 				       room for one more */
+	KERF_MISFIT_GPU_DOWN,       /* it would fit but for GPUs (or MIG
+				       instances) out of service */
 	KERF_MISFIT_COUNT_,
 };
 
@@ -399,6 +425,9 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 /*
  * Apply p to the node and GPUs of b.  Refuses (-KERF_ERANGE, nothing
  * changed) when the binding is malformed or would overcommit anything.
+ * A GPU out of service takes a binding that fits what it holds (a pod
+ * already running there, adopted); placement never chooses it, since
+ * kerf_gpu_fits is false there.
  */
 int kerf_cluster_bind(struct kerf_cluster *c, const struct kerf_pod *p,
 		      struct kerf_binding b, struct kerf_err *err);

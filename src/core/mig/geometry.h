@@ -106,7 +106,15 @@ struct kerf_mig_instance {
 	uint8_t profile;             /* index into the model's profiles */
 	uint8_t start;               /* first memory slice */
 	bool in_use;                 /* work runs on it: never destroyed */
+	bool down;                   /* out of service: never handed out,
+					never destroyed (in use or not) */
 };
+
+/* May placement neither hand out nor destroy the instance? */
+static inline bool kerf_mig_inst_held(const struct kerf_mig_instance *in)
+{
+	return in->in_use || in->down;
+}
 
 /* The instances of one GPU. */
 struct kerf_mig_layout {

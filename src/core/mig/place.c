@@ -9,7 +9,7 @@ void kerf_mig_in_use(const struct kerf_mig_layout *l,
 {
 	out->nr = 0;
 	for (unsigned i = 0; i < l->nr; i++)
-		if (l->inst[i].in_use)
+		if (kerf_mig_inst_held(&l->inst[i]))
 			out->inst[out->nr++] = l->inst[i];
 }
 
@@ -25,8 +25,23 @@ static int find_free(const struct kerf_mig_layout *l, unsigned pi,
 		     unsigned start)
 {
 	for (unsigned i = 0; i < l->nr; i++)
-		if (!l->inst[i].in_use && l->inst[i].profile == pi &&
+		if (!kerf_mig_inst_held(&l->inst[i]) && l->inst[i].profile == pi &&
 		    l->inst[i].start == start)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Index of the instance (pi, start) of l out of service with no pod on it,
+ * or -1: only a pod already running there is bound to it (adopted), since
+ * placement never picks a held instance's place.
+ */
+static int find_down_idle(const struct kerf_mig_layout *l, unsigned pi,
+			  unsigned start)
+{
+	for (unsigned i = 0; i < l->nr; i++)
+		if (l->inst[i].down && !l->inst[i].in_use &&
+		    l->inst[i].profile == pi && l->inst[i].start == start)
 			return (int)i;
 	return -1;
 }
@@ -47,7 +62,7 @@ static int clear_way(const struct kerf_mig_model *m, struct kerf_mig_layout *l,
 	for (unsigned i = l->nr; i-- > 0;) {
 		const struct kerf_mig_instance *in = &l->inst[i];
 
-		if (!in->in_use &&
+		if (!kerf_mig_inst_held(in) &&
 		    (kerf_mig_span(&m->profiles[in->profile], in->start) & span)) {
 			drop(l, i);
 			nr++;
@@ -57,7 +72,7 @@ static int clear_way(const struct kerf_mig_model *m, struct kerf_mig_layout *l,
 		int big = -1;
 
 		for (unsigned i = 0; i < l->nr; i++)
-			if (!l->inst[i].in_use &&
+			if (!kerf_mig_inst_held(&l->inst[i]) &&
 			    (big < 0 || m->profiles[l->inst[i].profile].compute_slices >
 						m->profiles[l->inst[big].profile].compute_slices))
 				big = (int)i;
@@ -184,6 +199,8 @@ int kerf_mig_take(const struct kerf_mig_model *m, struct kerf_node_mig *nm,
 				    g, nm->free_milli[g], milli);
 	t = nm->gpu[g];
 	i = find_free(&t, pi, start);
+	if (i < 0)
+		i = find_down_idle(&t, pi, start);
 	if (i >= 0) {
 		t.inst[i].in_use = true;
 	} else {
@@ -223,4 +240,53 @@ int kerf_mig_give(const struct kerf_mig_model *m, struct kerf_node_mig *nm,
 	return kerf_err_set(err, -KERF_ERANGE,
 			    "MIG GPU %d: no %s at slice %u in use", g,
 			    pi < m->nr_profiles ? m->profiles[pi].name : "?", start);
+}
+
+/* Drop the free instances of l overlapping (pi, start) and add it, down. */
+static int add_down(const struct kerf_mig_model *m, struct kerf_mig_layout *l,
+		    unsigned pi, unsigned start)
+{
+	struct kerf_mig_layout t = *l;
+
+	if (clear_way(m, &t, pi, start) < 0)
+		return -KERF_EBUSY;
+	t.inst[t.nr++] = (struct kerf_mig_instance){
+		.profile = (uint8_t)pi, .start = (uint8_t)start, .down = true };
+	*l = t;
+	return 0;
+}
+
+int kerf_mig_mark_down(const struct kerf_mig_model *m, struct kerf_node_mig *nm,
+		       int g, const struct kerf_mig_layout *down)
+{
+	struct kerf_mig_layout l = nm->gpu[g], told = nm->told[g];
+
+	for (unsigned k = 0; k < l.nr; k++)
+		l.inst[k].down = false;
+	for (unsigned d = 0; down && d < down->nr; d++) {
+		unsigned pi = down->inst[d].profile, start = down->inst[d].start;
+		bool found = false;
+
+		if (!m || pi >= m->nr_profiles)
+			return -KERF_EINVAL;
+		for (unsigned k = 0; k < l.nr; k++)
+			if (l.inst[k].profile == pi && l.inst[k].start == start) {
+				l.inst[k].down = true;
+				found = true;
+			}
+		if (found)
+			continue;
+		/* the node has it: the core's free instances in its way are gone */
+		if (add_down(m, &l, pi, start) < 0)
+			return -KERF_EBUSY;
+		for (unsigned k = 0; k < told.nr; k++)
+			told.inst[k].in_use = false;
+		if (add_down(m, &told, pi, start) < 0)
+			return -KERF_EBUSY;
+	}
+	for (unsigned k = 0; k < told.nr; k++)
+		told.inst[k].down = false;
+	nm->gpu[g] = l;
+	nm->told[g] = told;
+	return 0;
 }

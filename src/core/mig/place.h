@@ -2,7 +2,9 @@
  * mig/place: MIG instances as the scheduling core holds them on a node.
  *
  * A node's GPUs in MIG mode (kerf_cluster_set_mig) each keep a layout of
- * GPU instances: in use (a pod runs on it) or free (carved, idle).  A pod
+ * GPU instances: in use (a pod runs on it) or free (carved, idle); an
+ * instance out of service (down) is held by nobody: never handed out and
+ * never destroyed, whether a pod still runs on it or not.  A pod
  * asking MIG is served by one instance of the profile its request maps to
  * on the node's model (kerf_mig_profile_for).  What a GPU can still take
  * depends on its instances in use only: a free instance is destroyed when
@@ -96,7 +98,23 @@ int kerf_mig_give(const struct kerf_mig_model *m, struct kerf_node_mig *nm,
 		  int g, unsigned pi, unsigned start, int32_t milli,
 		  struct kerf_err *err);
 
-/* The instances of l in use, as a layout. */
+/*
+ * Mark the instances listed in down (profile and start; NULL or empty:
+ * none) out of service on GPU g and every other instance of it back in
+ * service.  A listed instance the core does not hold is added (the node
+ * has it, so the core's free instances in its way are dropped, from the
+ * layout told too).  -KERF_EBUSY when an instance in use or another one
+ * out of service overlaps it, -KERF_EINVAL for an unknown profile:
+ * nothing changed.  A pod leaving an instance out of service leaves it
+ * held; a pod already running on one is bound to it (kerf_mig_take).
+ */
+int kerf_mig_mark_down(const struct kerf_mig_model *m, struct kerf_node_mig *nm,
+		       int g, const struct kerf_mig_layout *down);
+
+/*
+ * The instances of l held (in use, or out of service: see
+ * kerf_mig_inst_held), as a layout: what placement must work around.
+ */
 void kerf_mig_in_use(const struct kerf_mig_layout *l,
 		     struct kerf_mig_layout *out);
 

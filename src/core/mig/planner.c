@@ -62,7 +62,7 @@ static void count_free(const struct kerf_mig_layout *l, uint16_t *free_p)
 {
 	memset(free_p, 0, KERF_MIG_MAX_PROFILES * sizeof(*free_p));
 	for (unsigned i = 0; i < l->nr; i++)
-		if (!l->inst[i].in_use)
+		if (!kerf_mig_inst_held(&l->inst[i]))
 			free_p[l->inst[i].profile]++;
 }
 
@@ -141,7 +141,7 @@ static void plan_gpu(const struct kerf_mig_model *m, const struct kerf_mig_layou
 
 	x.headroom_cur = kerf_mig_headroom(m, cur);
 	for (unsigned i = 0; i < cur->nr; i++)
-		if (cur->inst[i].in_use)
+		if (kerf_mig_inst_held(&cur->inst[i]))
 			x.trial.inst[x.trial.nr++] = cur->inst[i];
 	search_from(&x, 0);
 	/* the current layout is always among the candidates: found is true */
@@ -270,9 +270,9 @@ int kerf_mig_apply(struct kerf_mig_node *node, const struct kerf_mig_action *a,
 		for (unsigned i = 0; i < l->nr; i++) {
 			if (l->inst[i].profile != a->profile || l->inst[i].start != a->start)
 				continue;
-			if (l->inst[i].in_use)
+			if (kerf_mig_inst_held(&l->inst[i]))
 				return kerf_err_set(err, -KERF_EINVAL,
-						    "gpu %u: destroy %s at %u: the instance is in use",
+						    "gpu %u: destroy %s at %u: the instance is in use or out of service",
 						    a->gpu, name, a->start);
 			memmove(&l->inst[i], &l->inst[i + 1],
 				(l->nr - i - 1) * sizeof(l->inst[0]));
