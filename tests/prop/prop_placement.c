@@ -6,11 +6,16 @@
  * fractions, whole GPUs, model masks, GPU memory requests) and departures
  * are drawn with kerf_rng.  Every registered policy plays the script one pod
  * at a time through kerf_sched_place; a departure unbinds a live pod with
- * kerf_cluster_unbind.  After every event the cluster is compared with a
+ * kerf_cluster_unbind; a down/up event takes a GPU out of service or puts
+ * it back (kerf_cluster_upsert_node with gpus_down, drawn from a second
+ * stream so the pods and arrivals of a seed stay as they were).  After
+ * every event the cluster is compared with a
  * ledger kept here, recomputed from scratch from the live bindings: nothing
  * over capacity, free values equal capacity minus the ledger, model
  * constraints hold, bindings have exactly nr_gpus GPUs, kerf_cluster_check
  * agrees, and a pod the scheduler rejected fits nowhere by a naive fit.
+ * A GPU out of service shows nothing free, keeps what its pods leave
+ * aside (free again only once it is up), and no pod is placed on it.
  * Each script is played three times per policy: twice with the score cache
  * (the bindings must be identical) and once with caching turned off (the
  * bindings must be identical to the cached ones).
@@ -41,7 +46,7 @@ enum {
 	PROP_MAX_NODE_GPUS = 8,
 	PROP_MAX_MODELS = 5,        /* 1..4 with nodes, maybe one without */
 	PROP_MAX_PODS = 160,
-	PROP_MAX_EVENTS = 2 * PROP_MAX_PODS,
+	PROP_MAX_EVENTS = 3 * PROP_MAX_PODS,
 	PROP_MAX_SHAPES = 12,
 	PROP_MSG_MAX = 768,
 };
@@ -58,12 +63,15 @@ struct spec_node {
 enum event_kind {
 	EV_ARRIVE,
 	EV_DEPART,
+	EV_DOWN,                    /* a GPU out of service, or back up */
 };
 
 struct event {
 	enum event_kind kind;
 	int pod;                    /* EV_ARRIVE: index in world->pods */
-	uint64_t pick;              /* EV_DEPART: live[pick % nr_live] leaves */
+	uint64_t pick;              /* EV_DEPART: live[pick % nr_live] leaves;
+				       EV_DOWN: node, GPU and whether all
+				       GPUs of the node come up */
 };
 
 /* Everything one seed generates; shared by every policy and run. */
@@ -99,6 +107,7 @@ struct run {
 	int event;                  /* -1 before the first event */
 	struct live live[PROP_MAX_PODS];
 	int nr_live;
+	uint16_t down[PROP_MAX_NODES];  /* GPUs out of service */
 	struct outcome out[PROP_MAX_EVENTS];
 	/* The ledger: use recomputed from live[] after every event. */
 	int64_t cpu_used[PROP_MAX_NODES];
@@ -111,6 +120,7 @@ struct run {
 	long nr_placed;
 	long nr_rejected;
 	long nr_departed;
+	long nr_down_events;
 	uint64_t nr_cache_hits;
 	char msg[PROP_MSG_MAX];
 };
@@ -227,9 +237,9 @@ static void gen_pod(struct world *w, struct kerf_rng *rng, struct kerf_pod *p)
 
 static int gen_world(struct world *w, uint64_t seed, struct kerf_err *err)
 {
-	struct kerf_rng rng;
+	struct kerf_rng rng, down_rng;
 	struct kerf_pod shapes[PROP_MAX_SHAPES];
-	int nr_shapes, depart_pct;
+	int nr_shapes, depart_pct, down_pct;
 
 	memset(w, 0, sizeof(*w));
 	kerf_pod_dist_init(&w->dist);
@@ -248,6 +258,9 @@ static int gen_world(struct world *w, uint64_t seed, struct kerf_err *err)
 			gen_pod(w, &rng, &w->pods[i]);
 	}
 	depart_pct = rnd(&rng, 60);
+	/* down/up events from their own stream: the rest of a seed is kept */
+	kerf_rng_seed(&down_rng, seed ^ 0x9e3779b97f4a7c15ull);
+	down_pct = rnd(&down_rng, 4) ? rnd(&down_rng, 30) : 0;
 	for (int i = 0; i < w->nr_pods; i++) {
 		w->events[w->nr_events++] = (struct event){
 			.kind = EV_ARRIVE,
@@ -257,6 +270,11 @@ static int gen_world(struct world *w, uint64_t seed, struct kerf_err *err)
 			w->events[w->nr_events++] = (struct event){
 				.kind = EV_DEPART,
 				.pick = kerf_rng_next(&rng),
+			};
+		if (chance(&down_rng, down_pct))
+			w->events[w->nr_events++] = (struct event){
+				.kind = EV_DOWN,
+				.pick = kerf_rng_next(&down_rng),
 			};
 	}
 	return kerf_pod_dist_typical(&w->dist, w->pods, (size_t)w->nr_pods,
@@ -360,6 +378,8 @@ static bool naive_fits(const struct run *r, int i, const struct kerf_pod *p)
 	    n->mem_mib - r->mem_used[i] < p->mem_mib)
 		return false;
 	for (int g = 0; g < n->nr_gpus; g++) {
+		if (r->down[i] >> g & 1)
+			continue;
 		if (KERF_GPU_MILLI - r->gpu_milli_used[i][g] < p->gpu_milli)
 			continue;
 		/* A GPU memory request needs a GPU whose memory is known. */
@@ -406,6 +426,24 @@ static int check_node(struct run *r, const struct kerf_cluster *c, int i)
 		if (mem_used > s->gpu_mem_mib)
 			return fail(r, "GPU %d of node %s over its memory: %" PRId64 " of %" PRId32 " MiB",
 				    g, s->name, mem_used, s->gpu_mem_mib);
+		if (r->down[i] >> g & 1) {
+			if (n->gpu_free_milli[g] != 0 || n->gpu_mem_free_mib[g] != 0 ||
+			    !(n->gpus_down >> g & 1))
+				return fail(r, "GPU %d of node %s: out of service but shows %d milli and %" PRId32 " MiB free",
+					    g, s->name, n->gpu_free_milli[g],
+					    n->gpu_mem_free_mib[g]);
+			if (n->gpu_down_free_milli[g] != KERF_GPU_MILLI - used ||
+			    n->gpu_down_mem_free_mib[g] != s->gpu_mem_mib - mem_used)
+				return fail(r, "GPU %d of node %s: out of service, keeps %d milli and %" PRId32 " MiB aside, ledger says %" PRId32 " and %" PRId64,
+					    g, s->name, n->gpu_down_free_milli[g],
+					    n->gpu_down_mem_free_mib[g],
+					    KERF_GPU_MILLI - used,
+					    s->gpu_mem_mib - mem_used);
+			continue;
+		}
+		if (n->gpus_down >> g & 1)
+			return fail(r, "GPU %d of node %s: out of service, ledger says up",
+				    g, s->name);
 		if (n->gpu_free_milli[g] != KERF_GPU_MILLI - used)
 			return fail(r, "GPU %d of node %s: free %d milli, ledger says %" PRId32,
 				    g, s->name, n->gpu_free_milli[g],
@@ -438,6 +476,7 @@ static int check_node(struct run *r, const struct kerf_cluster *c, int i)
 static int check_cluster(struct run *r, const struct kerf_cluster *c)
 {
 	struct kerf_err err = { 0 };
+	int64_t used = 0;
 
 	if (ledger_compute(r) < 0)
 		return -1;
@@ -449,6 +488,12 @@ static int check_cluster(struct run *r, const struct kerf_cluster *c)
 			return -1;
 	if (kerf_cluster_check(c, &err) < 0)
 		return fail(r, "kerf_cluster_check: %s", err.msg);
+	for (int i = 0; i < r->w->nr_nodes; i++)
+		for (int g = 0; g < r->w->nodes[i].nr_gpus; g++)
+			used += r->gpu_milli_used[i][g];
+	if (kerf_cluster_gpu_milli_used(c) != used)
+		return fail(r, "cluster: %" PRId64 " GPU milli used, ledger says %" PRId64,
+			    kerf_cluster_gpu_milli_used(c), used);
 	return 0;
 }
 
@@ -492,6 +537,9 @@ static int arrive(struct run *r, struct kerf_sched *s, struct kerf_cluster *c,
 	if (b.node >= (uint32_t)w->nr_nodes)
 		return fail(r, "pod %d placed on node %" PRIu32 " of %d", pod,
 			    b.node, w->nr_nodes);
+	if (b.gpus & r->down[b.node])
+		return fail(r, "pod %d placed on node %s GPUs 0x%x, out of service 0x%x",
+			    pod, w->nodes[b.node].name, b.gpus, r->down[b.node]);
 	if (!naive_fits(r, (int)b.node, p))
 		return fail(r, "pod %d placed on node %s (GPUs 0x%x) where it does not fit",
 			    pod, w->nodes[b.node].name, b.gpus);
@@ -525,6 +573,38 @@ static int depart(struct run *r, struct kerf_cluster *c, uint64_t pick,
 	return 0;
 }
 
+/*
+ * A GPU of a node out of service, or back up (every GPU of the node, one
+ * time in eight): through kerf_cluster_upsert_node, as kerf serve does,
+ * which must take it whatever runs there.
+ */
+static int down_up(struct run *r, struct kerf_cluster *c, uint64_t pick,
+		   struct outcome *o)
+{
+	int i = (int)(pick % (uint64_t)r->w->nr_nodes);
+	const struct spec_node *n = &r->w->nodes[i];
+	struct kerf_node_spec spec;
+	struct kerf_err err = { 0 };
+	int rc;
+
+	o->pod = i;
+	if (n->nr_gpus == 0)
+		return 0;
+	if ((pick >> 32) % 8 == 0)
+		r->down[i] = 0;
+	else
+		r->down[i] ^= (uint16_t)(1u << ((pick >> 16) % (uint64_t)n->nr_gpus));
+	kerf_cluster_node_spec(c, (size_t)i, &spec);
+	spec.gpus_down = r->down[i];
+	rc = kerf_cluster_upsert_node(c, &spec, &err);
+	if (rc != i)
+		return fail(r, "node %s: GPUs 0x%x out of service refused: %s",
+			    n->name, r->down[i], err.msg);
+	o->b.gpus = r->down[i];
+	r->nr_down_events++;
+	return 0;
+}
+
 /* Play the world's script with one policy; 0 or -1 with r->msg set. */
 static int play(struct run *r, const struct world *w,
 		const struct kerf_policy_info *info, bool cached,
@@ -541,6 +621,7 @@ static int play(struct run *r, const struct world *w,
 	r->label = label;
 	r->event = -1;
 	r->nr_live = 0;
+	memset(r->down, 0, sizeof(r->down));
 	if (build_cluster(w, &c, &err) < 0) {
 		kerf_cluster_release(&c);
 		return fail(r, "cannot build cluster: %s", err.msg);
@@ -568,8 +649,10 @@ static int play(struct run *r, const struct world *w,
 		o->pod = ev->pod;
 		if (ev->kind == EV_ARRIVE)
 			rc = arrive(r, &s, &c, info->name, ev->pod, o);
-		else
+		else if (ev->kind == EV_DEPART)
 			rc = depart(r, &c, ev->pick, o);
+		else
+			rc = down_up(r, &c, ev->pick, o);
 		if (rc == 0)
 			rc = check_cluster(r, &c);
 	}
@@ -583,7 +666,10 @@ static int play(struct run *r, const struct world *w,
 static void describe(char *buf, size_t size, const struct world *w,
 		     const struct outcome *o)
 {
-	if (o->kind == EV_DEPART && o->pod < 0)
+	if (o->kind == EV_DOWN)
+		snprintf(buf, size, "node %s GPUs 0x%x out of service",
+			 w->nodes[o->pod].name, o->b.gpus);
+	else if (o->kind == EV_DEPART && o->pod < 0)
 		snprintf(buf, size, "no departure");
 	else if (o->kind == EV_DEPART)
 		snprintf(buf, size, "pod %d left node %s", o->pod,
@@ -714,10 +800,10 @@ int main(int argc, char **argv)
 			nr_failed++;
 			continue;
 		}
-		printf("ok %d - %s: %" PRIu64 " seeds, %ld events, %ld placed, %ld rejected, %ld departed, %" PRIu64 " cache hits\n",
+		printf("ok %d - %s: %" PRIu64 " seeds, %ld events, %ld placed, %ld rejected, %ld departed, %ld GPU down/up, %" PRIu64 " cache hits\n",
 		       tap, info->name, nr_seeds, events, runs[0].nr_placed,
 		       runs[0].nr_rejected, runs[0].nr_departed,
-		       runs[0].nr_cache_hits);
+		       runs[0].nr_down_events, runs[0].nr_cache_hits);
 	}
 	free(runs);
 	free(w);
