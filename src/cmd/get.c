@@ -138,7 +138,7 @@ static int queue(const json_t *answer, bool wide, struct kerf_table *t)
 	return 0;
 }
 
-/* "0:3g.40gb@4*,1g.10gb@0 1:..." (* in use) */
+/* "0:3g.40gb@4*,1g.10gb@0 1:..." (* in use, ! out of service) */
 static void mig_text(const json_t *mig, char *buf, size_t size)
 {
 	struct kerf_buf b;
@@ -150,26 +150,45 @@ static void mig_text(const json_t *mig, char *buf, size_t size)
 	json_array_foreach(mig, i, gpu) {
 		rc |= kerf_buf_addf(&b, "%s%lld:", i ? " " : "", kerf_cli_int(gpu, "gpu"));
 		json_array_foreach(json_object_get(gpu, "instances"), k, inst)
-			rc |= kerf_buf_addf(&b, "%s%s@%lld%s", k ? "," : "", kerf_cli_str(inst, "profile"),
+			rc |= kerf_buf_addf(&b, "%s%s@%lld%s%s", k ? "," : "", kerf_cli_str(inst, "profile"),
 					    kerf_cli_int(inst, "start"),
-					    json_is_true(json_object_get(inst, "inUse")) ? "*" : "");
+					    json_is_true(json_object_get(inst, "inUse")) ? "*" : "",
+					    json_is_true(json_object_get(inst, "down")) ? "!" : "");
 	}
 	(void)rc;   /* cut short at size: the JSON output has it whole */
 	snprintf(buf, size, "%s", b.len ? kerf_buf_str(&b) : "-");
 	kerf_buf_release(&b);
 }
 
+/* The GPUs out of service: "0,3", "all?" when a mark did not read, "-". */
+static void down_text(const json_t *item, char *buf, size_t size)
+{
+	const json_t *g;
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	json_array_foreach(json_object_get(item, "gpusDown"), i, g)
+		if (len + 8 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? "," : "",
+						(long long)json_integer_value(g));
+	if (kerf_cli_str(item, "gpuMarksError")[0])
+		snprintf(buf, size, "all?");
+	else if (!buf[0])
+		snprintf(buf, size, "-");
+}
+
 static int nodes(const json_t *items, bool wide, struct kerf_table *t)
 {
 	static const char *const head[] = { "NAME", "MODEL", "GPUS", "FREE", "STATUS", "NVLINK",
-					    "PODS", "CPU-FREE", "MEM-FREE", "MIG", "REASON", NULL };
+					    "PODS", "CPU-FREE", "MEM-FREE", "MIG", "DOWN", "REASON",
+					    NULL };
 	static const char *const narrow[] = { "NAME", "MODEL", "GPUS", "FREE", "STATUS", "NVLINK", NULL };
 	const json_t *item;
 	size_t i;
 
 	kerf_table_init(t, wide ? head : narrow);
 	json_array_foreach(items, i, item) {
-		char n[32], f[32], pods[32], cpu[32], mem[32], mig[512];
+		char n[32], f[32], pods[32], cpu[32], mem[32], mig[512], down[64];
 		const char *dom = kerf_cli_str(item, "nvlinkDomain"), *model = kerf_cli_str(item, "model");
 		bool cordoned = json_is_true(json_object_get(item, "cordoned"));
 
@@ -179,9 +198,10 @@ static int nodes(const json_t *items, bool wide, struct kerf_table *t)
 		kerf_gpu_text(kerf_cli_int(item, "cpuMilliFree"), cpu, sizeof(cpu));
 		snprintf(mem, sizeof(mem), "%lldMi", kerf_cli_int(item, "memoryMiBFree"));
 		mig_text(json_object_get(item, "mig"), mig, sizeof(mig));
+		down_text(item, down, sizeof(down));
 		const char *row[] = { kerf_cli_str(item, "name"), model[0] ? model : "-", n, f,
 				      cordoned ? "Cordoned" : "Usable", dom[0] ? dom : "-", pods, cpu,
-				      mem, mig, cordoned ? kerf_cli_str(item, "cordonReason") : "-" };
+				      mem, mig, down, cordoned ? kerf_cli_str(item, "cordonReason") : "-" };
 
 		kerf_table_row(t, row);
 	}

@@ -27,6 +27,11 @@
 #define KERF_LABEL_GPU_MEMORY      "nvidia.com/gpu.memory"   /* MiB */
 #define KERF_LABEL_NVLINK_DOMAIN   "kerf.io/nvlink-domain"
 #define KERF_LABEL_MIG_GPUS        "kerf.io/mig-gpus"        /* GPUs in MIG mode */
+/* GPUs and MIG instances out of service (kobj/gpu_marks.h): "1,3" and
+   "0:3g.40gb@4,2:1g.10gb@6"; detail for humans in kerf.io/gpu-health */
+#define KERF_ANN_UNHEALTHY_GPUS    "kerf.io/unhealthy-gpus"
+#define KERF_ANN_UNHEALTHY_MIG     "kerf.io/unhealthy-mig"
+#define KERF_ANN_GPU_HEALTH        "kerf.io/gpu-health"
 
 /* resources */
 #define KERF_RES_GPU               "nvidia.com/gpu"

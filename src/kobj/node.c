@@ -136,6 +136,49 @@ static int read_labels(struct decode *d, const json_t *meta)
 	return 0;
 }
 
+/*
+ * The marks of GPUs and MIG instances out of service.  One that does not
+ * read takes every GPU out (never one back in) and says why.
+ */
+static int read_marks(struct decode *d, const json_t *meta)
+{
+	struct kerf_knode *n = d->n;
+	struct kerf_mig_mark marks[KERF_MIG_MARKS_MAX];
+	struct kerf_err why = { 0 };
+	const json_t *ann, *gpus, *mig;
+	size_t nr = 0;
+	int rc;
+
+	if ((rc = kerf_json_object(meta, "annotations", "metadata", &ann, d->err)) < 0)
+		return rc;
+	gpus = kerf_json_get(ann, KERF_ANN_UNHEALTHY_GPUS);
+	mig = kerf_json_get(ann, KERF_ANN_UNHEALTHY_MIG);
+	if (gpus && !json_is_string(gpus))
+		kerf_err_set(&why, -KERF_EPARSE, "annotation %s: expected a string, got %s",
+			     KERF_ANN_UNHEALTHY_GPUS, kerf_json_type_name(gpus));
+	else if (gpus)
+		kerf_gpu_marks_parse_gpus(json_string_value(gpus), &n->gpus_down, &why);
+	if (mig && !json_is_string(mig))
+		kerf_err_set(&why, -KERF_EPARSE, "annotation %s: expected a string, got %s",
+			     KERF_ANN_UNHEALTHY_MIG, kerf_json_type_name(mig));
+	else if (mig)
+		kerf_gpu_marks_parse_mig(json_string_value(mig), marks, KERF_MIG_MARKS_MAX,
+					 &nr, &why);
+	if (why.code) {
+		n->gpus_down = UINT16_MAX;
+		kerf_strtab_add(&d->st, &n->marks_error, why.msg);
+		return 0;
+	}
+	if (nr == 0)
+		return 0;
+	n->mig_down = malloc(nr * sizeof(*n->mig_down));
+	if (!n->mig_down)
+		return kerf_err_set(d->err, -KERF_ENOMEM, "out of memory");
+	memcpy(n->mig_down, marks, nr * sizeof(*marks));
+	n->nr_mig_down = (uint16_t)nr;
+	return 0;
+}
+
 static int read_taints(struct decode *d, const json_t *spec)
 {
 	struct kerf_knode *n = d->n;
@@ -219,7 +262,7 @@ static int decode(struct decode *d, const json_t *obj)
 	if ((rc = kerf_json_string(meta, "deletionTimestamp", "metadata", &s, d->err)) < 0)
 		return rc;
 	n->terminating = s != NULL;
-	if ((rc = read_labels(d, meta)) < 0)
+	if ((rc = read_labels(d, meta)) < 0 || (rc = read_marks(d, meta)) < 0)
 		return rc;
 	if ((rc = kerf_json_object(obj, "spec", "", &spec, d->err)) < 0 ||
 	    (rc = kerf_json_object(obj, "status", "", &status, d->err)) < 0)
@@ -267,6 +310,7 @@ int kerf_knode_decode(const json_t *obj, struct kerf_knode *out,
 	if (rc < 0) {
 		free(n.labels);
 		free(n.taints);
+		free(n.mig_down);
 		return rc;
 	}
 	*out = n;
@@ -280,6 +324,7 @@ void kerf_knode_release(struct kerf_knode *n)
 	kerf_slab_free(n->strings, n->strings_len);
 	free(n->labels);
 	free(n->taints);
+	free(n->mig_down);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -334,6 +379,12 @@ int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
 
 	c.labels = NULL;
 	c.taints = NULL;
+	c.mig_down = NULL;
+	if (src->nr_mig_down &&
+	    !(c.mig_down = malloc(src->nr_mig_down * sizeof(*c.mig_down))))
+		goto oom;
+	if (c.mig_down)
+		memcpy(c.mig_down, src->mig_down, src->nr_mig_down * sizeof(*c.mig_down));
 	if (src->nr_labels &&
 	    !(c.labels = malloc(src->nr_labels * sizeof(*c.labels))))
 		goto oom;
@@ -348,6 +399,7 @@ int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
 	fields[nr++] = &c.gpu_model;
 	fields[nr++] = &c.nvlink_domain;
 	fields[nr++] = &c.invalid;
+	fields[nr++] = &c.marks_error;
 	for (size_t i = 0; i < src->nr_labels; i++) {
 		fields[nr++] = &c.labels[i].key;
 		fields[nr++] = &c.labels[i].value;
@@ -364,5 +416,6 @@ int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
 oom:
 	free(c.labels);
 	free(c.taints);
+	free(c.mig_down);
 	return -KERF_ENOMEM;
 }

@@ -6,7 +6,11 @@
  * the model from the GPU feature discovery label nvidia.com/gpu.product and
  * its memory from nvidia.com/gpu.memory (MiB); the NVLink domain from
  * kerf.io/nvlink-domain (any string: nodes with the same value share one);
- * GPUs in MIG mode from kerf.io/mig-gpus (the node agent writes it).  A
+ * GPUs in MIG mode from kerf.io/mig-gpus (the node agent writes it).
+ * GPUs and MIG instances out of service from the annotations
+ * kerf.io/unhealthy-gpus and kerf.io/unhealthy-mig (kobj/gpu_marks.h); a
+ * value that does not read counts every GPU of the node out of service
+ * and says why in marks_error (the node still takes pods without GPUs).  A
  * node that is cordoned (spec.unschedulable) or being deleted takes no new
  * pods; one that is not ready carries the node.kubernetes.io/not-ready
  * taint, which keeps pods that do not tolerate it away (as kube-scheduler
@@ -21,6 +25,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "kobj/gpu_marks.h"
 #include "kobj/pod.h"
 
 enum {
@@ -52,6 +57,10 @@ struct kerf_knode {
 	uint16_t nr_taints;
 	struct kerf_label *labels;
 	struct kerf_taint *taints;
+	uint16_t gpus_down;    /* unhealthy-gpus; UINT16_MAX when unreadable */
+	uint16_t nr_mig_down;
+	struct kerf_mig_mark *mig_down; /* unhealthy-mig, owned */
+	const char *marks_error; /* why a mark did not read; NULL: fine */
 	const char *invalid;   /* why kerf places nothing there; NULL: fine */
 };
 

@@ -295,6 +295,7 @@ static json_t *mig_json(const struct kerf_cluster *c, const struct kerf_node *n,
 			kerf_api_put(i, "profile", json_string(m->profiles[l->inst[k].profile].name), rc);
 			kerf_api_put(i, "start", json_integer(l->inst[k].start), rc);
 			kerf_api_put(i, "inUse", json_boolean(l->inst[k].in_use), rc);
+			kerf_api_put(i, "down", json_boolean(l->inst[k].down), rc);
 			kerf_api_push(inst, i, rc);
 		}
 		kerf_api_put(o, "instances", inst, rc);
@@ -317,6 +318,17 @@ static const char *cordon_reason(const struct wnode *x)
 	if (!x->n.ready)
 		return "not Ready";
 	return NULL;
+}
+
+/* The GPUs of n out of service, as indexes ascending. */
+static json_t *down_json(const struct kerf_node *n, int *rc)
+{
+	json_t *a = json_array();
+
+	for (int g = 0; g < n->nr_gpus; g++)
+		if (n->gpus_down >> g & 1)
+			kerf_api_push(a, json_integer(g), rc);
+	return a;
 }
 
 static json_t *node_json(const struct kerf_world *w, const struct kerf_node *n, int *rc)
@@ -342,6 +354,8 @@ static json_t *node_json(const struct kerf_world *w, const struct kerf_node *n, 
 	kerf_api_put(o, "cordonReason", n->cordoned ? kerf_api_str(why ? why : "lost") : json_null(), rc);
 	kerf_api_put(o, "nvlinkDomain", kerf_api_str(x ? x->n.nvlink_domain : NULL), rc);
 	kerf_api_put(o, "mig", mig_json(c, n, rc), rc);
+	kerf_api_put(o, "gpusDown", down_json(n, rc), rc);
+	kerf_api_put(o, "gpuMarksError", kerf_api_str(x ? x->n.marks_error : NULL), rc);
 	return o;
 }
 

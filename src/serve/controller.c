@@ -316,6 +316,15 @@ static void node_set(void *arg, const char *key, void *obj)
 
 	(void)key;
 	c->dirty = true;
+	/* every GPU of it counts as out of service: say why */
+	if (((const struct kerf_knode *)obj)->marks_error) {
+		const struct kerf_knode *n = obj;
+		char msg[KERF_ERR_MSG_MAX + 300], shown[256];
+
+		snprintf(msg, sizeof(msg), "'%s': every GPU out of service: %s",
+			 kerf_escape(shown, sizeof(shown), n->name), n->marks_error);
+		note_error(c, "node", msg);
+	}
 	if (kerf_knode_clone(&copy, obj) < 0 ||
 	    kerf_world_node_set(c->w, &copy, c->now_ms, &err) < 0) {
 		c->st.world_errors++;

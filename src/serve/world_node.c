@@ -50,9 +50,54 @@ int kerf_world_term(struct kerf_world *w, bool taint, const char *key,
 	return bit;
 }
 
+/*
+ * The GPUs and MIG instances the node agent marked out of service, into
+ * s (mig_down: the layouts s->mig_down points to).  A mark kerf cannot
+ * place takes the whole GPU out: on a GPU not in MIG mode, a profile the
+ * model lacks, instances that overlap.  Marks of GPUs beyond the node's
+ * count have no GPU to take out.
+ */
+static void node_marks(const struct kerf_world *w, const struct kerf_knode *n,
+		       int model, struct kerf_node_spec *s,
+		       struct kerf_mig_layout *mig_down)
+{
+	const struct kerf_cluster *c = &w->st.cluster;
+	const struct kerf_mig_model *m;
+	uint16_t all;
+
+	if (n->nr_gpus <= 0 || model < 0 || (size_t)model >= c->nr_models)
+		return;
+	all = (uint16_t)((1u << n->nr_gpus) - 1u);
+	m = c->models[model].mig;
+	s->gpus_down = n->gpus_down & all;
+	memset(mig_down, 0, KERF_NODE_MAX_GPUS * sizeof(*mig_down));
+	s->mig_down = mig_down;
+	for (uint16_t i = 0; i < n->nr_mig_down; i++) {
+		const struct kerf_mig_mark *k = &n->mig_down[i];
+		struct kerf_mig_layout *l = &mig_down[k->gpu];
+		int pi;
+
+		if (!(all >> k->gpu & 1))
+			continue;
+		pi = m ? kerf_mig_profile_find(m, k->profile) : -1;
+		if (!(s->mig_gpus >> k->gpu & 1) || pi < 0 || l->nr >= KERF_MIG_MAX_INSTANCES) {
+			s->gpus_down = (uint16_t)(s->gpus_down | 1u << k->gpu);
+			continue;
+		}
+		l->inst[l->nr++] = (struct kerf_mig_instance){ .profile = (uint8_t)pi,
+							       .start = k->start };
+	}
+	for (int g = 0; g < n->nr_gpus; g++)
+		if (mig_down[g].nr && kerf_mig_layout_check(m, &mig_down[g], NULL) < 0) {
+			mig_down[g].nr = 0;
+			s->gpus_down = (uint16_t)(s->gpus_down | 1u << g);
+		}
+}
+
 /* The node's spec as the core takes it (its terms interned first). */
 static int node_spec(struct kerf_world *w, const struct kerf_knode *n, int model,
-		     uint32_t domain, struct kerf_node_spec *s, bool *taints_grew,
+		     uint32_t domain, struct kerf_node_spec *s,
+		     struct kerf_mig_layout *mig_down, bool *taints_grew,
 		     struct kerf_err *err)
 {
 	const struct kerf_kobj_gpupool *pool;
@@ -66,6 +111,7 @@ static int node_spec(struct kerf_world *w, const struct kerf_knode *n, int model
 	s->nr_gpus = n->nr_gpus;
 	s->domain = domain;
 	s->mig_gpus = (uint16_t)((1u << n->mig_gpus) - 1u);
+	node_marks(w, n, model, s, mig_down);
 	for (uint16_t i = 0; i < n->nr_taints; i++) {
 		const struct kerf_taint *t = &n->taints[i];
 		struct kerf_err e = { 0 };
@@ -128,10 +174,11 @@ int kerf_world_refresh_nodes(struct kerf_world *w, int64_t now_ms, struct kerf_e
 	}
 	for (size_t i = 0; i < k && rc == 0; i++) {
 		struct kerf_node_spec s;
+		struct kerf_mig_layout mig_down[KERF_NODE_MAX_GPUS];
 		const struct kerf_node *n = &w->st.cluster.nodes[v[i]->slot];
 		bool grew = false;
 
-		rc = node_spec(w, &v[i]->n, n->model, n->domain, &s, &grew, err);
+		rc = node_spec(w, &v[i]->n, n->model, n->domain, &s, mig_down, &grew, err);
 		if (rc == 0)
 			rc = kerf_state_node_upsert(&w->st, &s, now_ms, &w->dec, err);
 		if (rc >= 0)
@@ -178,6 +225,7 @@ int kerf_world_node_set(struct kerf_world *w, struct kerf_knode *n,
 {
 	struct wnode *x;
 	struct kerf_node_spec s;
+	struct kerf_mig_layout mig_down[KERF_NODE_MAX_GPUS];
 	uint32_t domain = 0;
 	bool grew = false, fresh;
 	int model = KERF_MODEL_NONE, rc;
@@ -205,7 +253,7 @@ int kerf_world_node_set(struct kerf_world *w, struct kerf_knode *n,
 	if (rc == 0 && n->nvlink_domain)
 		rc = domain_id(w, n->nvlink_domain, &domain, err);
 	if (rc == 0)
-		rc = node_spec(w, n, model, domain, &s, &grew, err);
+		rc = node_spec(w, n, model, domain, &s, mig_down, &grew, err);
 	if (rc == 0)
 		rc = kerf_node_spec_validate(&w->st.cluster, &s, err);
 	if (rc == 0)
