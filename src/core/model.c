@@ -296,24 +296,6 @@ static void set_down(struct kerf_node *n, uint16_t mask)
 	n->gpus_down = mask;
 }
 
-/* Is GPU g of n out of service and not in MIG mode (its free kept aside)? */
-static bool gpu_hidden(const struct kerf_node *n, int g)
-{
-	return (n->gpus_down >> g & 1) && !(n->mig_gpus >> g & 1);
-}
-
-/* What GPU g has free, out of service or not. */
-static int32_t held_free_milli(const struct kerf_node *n, int g)
-{
-	return gpu_hidden(n, g) ? n->gpu_down_free_milli[g] : n->gpu_free_milli[g];
-}
-
-static int32_t held_mem_free_mib(const struct kerf_node *n, int g)
-{
-	return gpu_hidden(n, g) ? n->gpu_down_mem_free_mib[g]
-				: n->gpu_mem_free_mib[g];
-}
-
 /*
  * Mark the MIG instances of the spec out of service.  One the core cannot
  * hold (an instance in use overlaps it) takes its whole GPU out of MIG
@@ -1036,7 +1018,8 @@ bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
 /* Would p fit on GPU g if it were in service (what its pods leave)? */
 static bool held_fits(const struct kerf_node *n, int g, const struct kerf_pod *p)
 {
-	return fits_free(n, g, p, held_free_milli(n, g), held_mem_free_mib(n, g));
+	return fits_free(n, g, p, kerf_gpu_held_free_milli(n, g),
+			 kerf_gpu_held_mem_free_mib(n, g));
 }
 
 static const char *const misfit_text[KERF_MISFIT_COUNT_] = {
@@ -1131,7 +1114,7 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 		if (n->nr_gpus_idle >= p->nr_gpus)
 			return KERF_MISFIT_NONE;
 		for (int g = 0; g < n->nr_gpus; g++)
-			idle_down += gpu_hidden(n, g) &&
+			idle_down += kerf_gpu_is_down(n, g) &&
 				     n->gpu_down_free_milli[g] == KERF_GPU_MILLI;
 		return n->nr_gpus_idle + idle_down >= p->nr_gpus ? KERF_MISFIT_GPU_DOWN
 								 : KERF_MISFIT_GPU;
@@ -1142,7 +1125,7 @@ enum kerf_misfit kerf_node_misfit(const struct kerf_cluster *c,
 		bool ok = kerf_gpu_fits(n, g, p);
 
 		fit += ok;
-		fit_down += gpu_hidden(n, g) && held_fits(n, g, p);
+		fit_down += kerf_gpu_is_down(n, g) && held_fits(n, g, p);
 		blocked += !ok && !kerf_gpu_share_ok(n, g, p) &&
 			   n->gpu_free_milli[g] >= p->gpu_milli;
 	}
@@ -1163,7 +1146,7 @@ static void node_gpu_add(struct kerf_node *n, int g, int32_t milli,
 {
 	bool was_idle;
 
-	if (gpu_hidden(n, g)) {
+	if (kerf_gpu_is_down(n, g)) {
 		/* what it frees comes back only when it is up again */
 		n->gpu_down_free_milli[g] = (int16_t)(n->gpu_down_free_milli[g] + milli);
 		if (n->gpu_mem_mib[g] > 0)
@@ -1323,9 +1306,9 @@ int kerf_cluster_unbind(struct kerf_cluster *c, const struct kerf_pod *p,
 	for (int g = 0; g < n->nr_gpus; g++) {
 		if (!(b.gpus >> g & 1))
 			continue;
-		if (held_free_milli(n, g) + p->gpu_milli > KERF_GPU_MILLI ||
+		if (kerf_gpu_held_free_milli(n, g) + p->gpu_milli > KERF_GPU_MILLI ||
 		    (n->gpu_mem_mib[g] > 0 &&
-		     (int64_t)held_mem_free_mib(n, g) + p->gpu_mem_mib >
+		     (int64_t)kerf_gpu_held_mem_free_mib(n, g) + p->gpu_mem_mib >
 			     n->gpu_mem_mib[g]))
 			return kerf_err_set(err, -KERF_ERANGE,
 					    "unbind on '%s': GPU %d was not held",
@@ -1480,12 +1463,12 @@ int kerf_cluster_check(const struct kerf_cluster *c, struct kerf_err *err)
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: sharing state without fractions or out of range",
 						    n->name, g);
-			if (!gpu_hidden(n, g) &&
+			if (!kerf_gpu_is_down(n, g) &&
 			    (n->gpu_down_free_milli[g] || n->gpu_down_mem_free_mib[g]))
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: free kept aside while in service",
 						    n->name, g);
-			if (gpu_hidden(n, g) &&
+			if (kerf_gpu_is_down(n, g) &&
 			    (f != 0 || n->gpu_mem_free_mib[g] != 0 ||
 			     n->gpu_down_free_milli[g] < 0 ||
 			     n->gpu_down_free_milli[g] > KERF_GPU_MILLI ||
@@ -1543,7 +1526,7 @@ int64_t kerf_cluster_gpu_milli_used(const struct kerf_cluster *c)
 		for (int g = 0; g < n->nr_gpus; g++)
 			if (n->mig_gpus >> g & 1)
 				sum -= n->mig->free_milli[g];
-			else if (gpu_hidden(n, g))  /* down: its pods' charges */
+			else if (kerf_gpu_is_down(n, g))  /* down: its pods' charges */
 				sum -= n->gpu_down_free_milli[g];
 	}
 	return sum;

@@ -390,6 +390,23 @@ static inline int64_t kerf_pod_gpu_milli_total(const struct kerf_pod *p)
  */
 bool kerf_gpu_share_ok(const struct kerf_node *n, int g, const struct kerf_pod *p);
 
+/* Is GPU g of n out of service with its free kept aside (not in MIG mode)? */
+static inline bool kerf_gpu_is_down(const struct kerf_node *n, int g)
+{
+	return (n->gpus_down >> g & 1) && !(n->mig_gpus >> g & 1);
+}
+
+/* What GPU g of n has free (milli, memory), out of service or not. */
+static inline int32_t kerf_gpu_held_free_milli(const struct kerf_node *n, int g)
+{
+	return kerf_gpu_is_down(n, g) ? n->gpu_down_free_milli[g] : n->gpu_free_milli[g];
+}
+
+static inline int32_t kerf_gpu_held_mem_free_mib(const struct kerf_node *n, int g)
+{
+	return kerf_gpu_is_down(n, g) ? n->gpu_down_mem_free_mib[g] : n->gpu_mem_free_mib[g];
+}
+
 /* Does GPU g of n have room for one GPU's share of p (and may p share it)? */
 bool kerf_gpu_fits(const struct kerf_node *n, int g, const struct kerf_pod *p);
 

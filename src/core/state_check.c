@@ -184,14 +184,15 @@ static int check_nodes(const struct kerf_state *st, const struct node_use *use,
 					return rc;
 				continue;
 			}
-			if (KERF_GPU_MILLI - n->gpu_free_milli[g] != u->gpu_milli[g])
+			/* out of service: what its pods hold is kept aside */
+			if (KERF_GPU_MILLI - kerf_gpu_held_free_milli(n, g) != u->gpu_milli[g])
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: %d milli in use, running workloads hold %d",
 						    n->name, g,
-						    KERF_GPU_MILLI - n->gpu_free_milli[g],
+						    KERF_GPU_MILLI - kerf_gpu_held_free_milli(n, g),
 						    u->gpu_milli[g]);
 			if (n->gpu_mem_mib[g] > 0 &&
-			    n->gpu_mem_mib[g] - n->gpu_mem_free_mib[g] != u->gpu_mem_mib[g])
+			    n->gpu_mem_mib[g] - kerf_gpu_held_mem_free_mib(n, g) != u->gpu_mem_mib[g])
 				return kerf_err_set(err, -KERF_ERANGE,
 						    "node '%s' GPU %d: GPU memory in use differs",
 						    n->name, g);

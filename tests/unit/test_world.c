@@ -137,8 +137,10 @@ static void pod_del(struct kerf_world *w, const char *ns, const char *name, int6
 	state_ok(w);
 }
 
-static void node_set(struct kerf_world *w, const char *name, int gpus,
-		     const char *labels, const char *spec, int64_t now)
+/* Node name with the annotation members ann (JSON, or NULL). */
+static void node_set_ann(struct kerf_world *w, const char *name, int gpus,
+			 const char *labels, const char *ann, const char *spec,
+			 int64_t now)
 {
 	char text[2048];
 	struct kerf_err err = { 0 };
@@ -148,11 +150,12 @@ static void node_set(struct kerf_world *w, const char *name, int gpus,
 	snprintf(text, sizeof(text),
 		 "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\",\"labels\":{"
 		 "\"nvidia.com/gpu.product\":\"NVIDIA-H100-80GB-HBM3\","
-		 "\"nvidia.com/gpu.memory\":\"81559\"%s%s}},\"spec\":{%s},\"status\":{"
+		 "\"nvidia.com/gpu.memory\":\"81559\"%s%s},\"annotations\":{%s}},"
+		 "\"spec\":{%s},\"status\":{"
 		 "\"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"nvidia.com/gpu\":\"%d\"},"
 		 "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
 		 name, name, labels && *labels ? "," : "", labels ? labels : "",
-		 spec ? spec : "", gpus);
+		 ann ? ann : "", spec ? spec : "", gpus);
 	j = parse(text);
 	if (kerf_knode_decode(j, &n, &err) < 0)
 		fail_msg("node decode: %s", err.msg);
@@ -160,6 +163,12 @@ static void node_set(struct kerf_world *w, const char *name, int gpus,
 	if (kerf_world_node_set(w, &n, now, &err) < 0)
 		fail_msg("node set: %s", err.msg);
 	state_ok(w);
+}
+
+static void node_set(struct kerf_world *w, const char *name, int gpus,
+		     const char *labels, const char *spec, int64_t now)
+{
+	node_set_ann(w, name, gpus, labels, NULL, spec, now);
 }
 
 static void tenant(struct kerf_world *w, const char *name, const char *parent,
@@ -1256,6 +1265,62 @@ static void test_property(void **state)
 		      runs, nr_binds, nr_gang_binds, nr_preempts, nr_evicts);
 }
 
+/*
+ * GPUs the node agent marks out of service: nothing new lands there until
+ * the mark goes; a mark that does not read takes every GPU out; a MIG mark
+ * on a GPU not in MIG mode takes that GPU out; marks beyond the node's
+ * GPUs take nothing.
+ */
+static void test_gpus_down(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_err err = { 0 };
+	struct kerf_actions a;
+	struct ps p1 = pod("a", "p1", 1), p2 = pod("a", "p2", 1);
+	const struct kerf_action *b;
+	const struct kerf_node *n;
+
+	(void)state;
+	kerf_actions_init(&a);
+	tenant(w, "team-a", NULL, 0, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"0\"", NULL, T0);
+	n = &kerf_world_state(w)->cluster.nodes[0];
+	assert_int_equal(n->gpus_down, 0x1);
+	pod_set(w, &p1, T0);
+	pod_set(w, &p2, T0);
+	cycle(w, T0 + 1000, &a);
+	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 1);
+	b = find(&a, KERF_ACT_BIND, "p1");
+	assert_non_null(b);
+	assert_string_equal(b->gpus, "1");
+	bound(&p1, b);
+	pod_set(w, &p1, T0 + 1500);
+	/* the mark goes: GPU 0 is used again */
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"\"", NULL, T0 + 2000);
+	assert_int_equal(n->gpus_down, 0);
+	cycle(w, T0 + 3000, &a);
+	b = find(&a, KERF_ACT_BIND, "p2");
+	assert_non_null(b);
+	assert_string_equal(b->gpus, "0");
+	bound(&p2, b);
+	pod_set(w, &p2, T0 + 3500);
+	/* down while both run: taken at once, they stay */
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"0,1\"", NULL, T0 + 4000);
+	assert_int_equal(n->gpus_down, 0x3);
+	assert_int_equal(n->nr_pods, 2);
+	/* unreadable: every GPU out; beyond the count: nothing */
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"1,0\"", NULL, T0 + 5000);
+	assert_int_equal(n->gpus_down, 0x3);
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"5\"", NULL, T0 + 6000);
+	assert_int_equal(n->gpus_down, 0);
+	/* a MIG mark where no GPU is in MIG mode: that GPU out */
+	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-mig\":\"1:3g.40gb@4\"", NULL, T0 + 7000);
+	assert_int_equal(n->gpus_down, 0x2);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
 static void pool(struct kerf_world *w, const char *name, const char *sel_key,
 		 const char *sel_value, int64_t now)
 {
@@ -1393,6 +1458,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpupool_flavors),
+		cmocka_unit_test(test_gpus_down),
 		cmocka_unit_test(test_gpupool_sharing),
 		cmocka_unit_test(test_actions_clear),
 		cmocka_unit_test(test_single),
