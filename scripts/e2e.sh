@@ -3,18 +3,20 @@
 # against kerf's in-process test API server over TLS; with
 # KERF_E2E_KUBECONFIG=FILE against that cluster (it installs the Tenant
 # CRD, works in namespaces and nodes named kerf-e2e-*, removes them).
-# Then the admission webhook's suite (tests/e2e/e2e_webhook.c) and the node
-# agent's (tests/e2e/e2e_agent.c, on the fake NVML).
+# Then GPUs out of service (tests/e2e/e2e_gpu_down.c), the admission
+# webhook's suite (tests/e2e/e2e_webhook.c) and the node agent's
+# (tests/e2e/e2e_agent.c, on the fake NVML).
 # Each ends with "N passed, N failed"; exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
 fi
-ninja -C build tests/e2e/e2e_serve tests/e2e/e2e_webhook tests/fakenvml/e2e_agent \
-	tests/fakenvml/libnvidia-ml.so.1 kerf >/dev/null
+ninja -C build tests/e2e/e2e_serve tests/e2e/e2e_gpu_down tests/e2e/e2e_webhook \
+	tests/fakenvml/e2e_agent tests/fakenvml/libnvidia-ml.so.1 kerf >/dev/null
 rc=0
 build/tests/e2e/e2e_serve tests/unit/kube_certs.sh || rc=1
+build/tests/e2e/e2e_gpu_down tests/unit/kube_certs.sh || rc=1
 # the admission webhook through the API server (against a real cluster
 # the API server must reach 127.0.0.1 of this machine)
 build/tests/e2e/e2e_webhook tests/unit/kube_certs.sh || rc=1
