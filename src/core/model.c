@@ -250,34 +250,24 @@ static void new_stamp(struct kerf_cluster *c, size_t i)
 }
 
 /*
- * GPU g of n out of service: what it has free is kept aside and it shows
- * none.  A GPU in MIG mode shows none already (its charges stay in n->mig).
+ * GPU g of n out of service (down) or back: what it has free moves aside,
+ * it showing none, or back where placement sees it.  A GPU in MIG mode
+ * shows none anyway (its charges stay in n->mig).
  */
-static void gpu_down(struct kerf_node *n, int g)
+static void gpu_move(struct kerf_node *n, int g, bool down)
 {
-	if (n->mig_gpus >> g & 1)
-		return;
-	n->gpu_down_free_milli[g] = n->gpu_free_milli[g];
-	n->gpu_down_mem_free_mib[g] = n->gpu_mem_free_mib[g];
-	if (n->gpu_free_milli[g] == KERF_GPU_MILLI)
-		n->nr_gpus_idle--;
-	n->gpu_free_milli_sum -= n->gpu_free_milli[g];
-	n->gpu_free_milli[g] = 0;
-	n->gpu_mem_free_mib[g] = 0;
-}
+	int16_t milli = down ? n->gpu_free_milli[g] : n->gpu_down_free_milli[g];
+	int32_t mem = down ? n->gpu_mem_free_mib[g] : n->gpu_down_mem_free_mib[g];
+	int sign = down ? -1 : 1;
 
-/* The undo of gpu_down: it shows what its pods leave. */
-static void gpu_up(struct kerf_node *n, int g)
-{
 	if (n->mig_gpus >> g & 1)
 		return;
-	n->gpu_free_milli[g] = n->gpu_down_free_milli[g];
-	n->gpu_mem_free_mib[g] = n->gpu_down_mem_free_mib[g];
-	if (n->gpu_free_milli[g] == KERF_GPU_MILLI)
-		n->nr_gpus_idle++;
-	n->gpu_free_milli_sum += n->gpu_free_milli[g];
-	n->gpu_down_free_milli[g] = 0;
-	n->gpu_down_mem_free_mib[g] = 0;
+	n->nr_gpus_idle = (uint8_t)(n->nr_gpus_idle + sign * (milli == KERF_GPU_MILLI));
+	n->gpu_free_milli_sum += sign * milli;
+	n->gpu_free_milli[g] = down ? 0 : milli;
+	n->gpu_mem_free_mib[g] = down ? 0 : mem;
+	n->gpu_down_free_milli[g] = down ? milli : 0;
+	n->gpu_down_mem_free_mib[g] = down ? mem : 0;
 }
 
 /* Exactly the GPUs of mask out of service (the caller stamps the node). */
@@ -288,10 +278,7 @@ static void set_down(struct kerf_node *n, uint16_t mask)
 	for (int g = 0; g < n->nr_gpus; g++) {
 		if (!(change >> g & 1))
 			continue;
-		if (mask >> g & 1)
-			gpu_down(n, g);
-		else
-			gpu_up(n, g);
+		gpu_move(n, g, mask >> g & 1);
 	}
 	n->gpus_down = mask;
 }

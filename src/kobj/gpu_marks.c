@@ -24,6 +24,16 @@ static bool gpu_index(const char **s, unsigned *g)
 	return true;
 }
 
+/* Past the ',' before the next item, or at the end: true; false otherwise. */
+static bool next_item(const char **p)
+{
+	if (**p == ',' && (*p)[1]) {
+		(*p)++;
+		return true;
+	}
+	return !**p;
+}
+
 int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask,
 			      struct kerf_err *err)
 {
@@ -48,9 +58,7 @@ int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask,
 					    kerf_escape(shown, sizeof(shown), s), g);
 		last = (int)g;
 		*mask = (uint16_t)(*mask | 1u << g);
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
+		if (!next_item(&p))
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "annotation %s '%s': at offset %zu: expected ',' and a GPU index",
 					    KERF_ANN_UNHEALTHY_GPUS,
@@ -109,9 +117,7 @@ int kerf_gpu_marks_parse_mig(const char *s, struct kerf_mig_mark *out,
 					    kerf_escape(shown, sizeof(shown), s),
 					    (size_t)(p - s));
 		(*nr)++;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
+		if (!next_item(&p))
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "annotation %s '%s': at offset %zu: expected ',' and another instance",
 					    KERF_ANN_UNHEALTHY_MIG,

@@ -1265,6 +1265,20 @@ static void test_property(void **state)
 		      runs, nr_binds, nr_gang_binds, nr_preempts, nr_evicts);
 }
 
+/* A cycle binds p to gpus; the binding comes back from the API server. */
+static void bound_to(struct kerf_world *w, struct kerf_actions *a, struct ps *p,
+		     const char *gpus, int64_t now)
+{
+	const struct kerf_action *b;
+
+	cycle(w, now, a);
+	b = find(a, KERF_ACT_BIND, p->name);
+	assert_non_null(b);
+	assert_string_equal(b->gpus, gpus);
+	bound(p, b);
+	pod_set(w, p, now + 500);
+}
+
 /*
  * GPUs the node agent marks out of service: nothing new lands there until
  * the mark goes; a mark that does not read takes every GPU out; a MIG mark
@@ -1277,7 +1291,6 @@ static void test_gpus_down(void **state)
 	struct kerf_err err = { 0 };
 	struct kerf_actions a;
 	struct ps p1 = pod("a", "p1", 1), p2 = pod("a", "p2", 1);
-	const struct kerf_action *b;
 	const struct kerf_node *n;
 
 	(void)state;
@@ -1289,22 +1302,12 @@ static void test_gpus_down(void **state)
 	assert_int_equal(n->gpus_down, 0x1);
 	pod_set(w, &p1, T0);
 	pod_set(w, &p2, T0);
-	cycle(w, T0 + 1000, &a);
+	bound_to(w, &a, &p1, "1", T0 + 1000);
 	assert_int_equal(count(&a, KERF_ACT_BIND, NULL), 1);
-	b = find(&a, KERF_ACT_BIND, "p1");
-	assert_non_null(b);
-	assert_string_equal(b->gpus, "1");
-	bound(&p1, b);
-	pod_set(w, &p1, T0 + 1500);
 	/* the mark goes: GPU 0 is used again */
 	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"\"", NULL, T0 + 2000);
 	assert_int_equal(n->gpus_down, 0);
-	cycle(w, T0 + 3000, &a);
-	b = find(&a, KERF_ACT_BIND, "p2");
-	assert_non_null(b);
-	assert_string_equal(b->gpus, "0");
-	bound(&p2, b);
-	pod_set(w, &p2, T0 + 3500);
+	bound_to(w, &a, &p2, "0", T0 + 3000);
 	/* down while both run: taken at once, they stay */
 	node_set_ann(w, "g", 2, NULL, "\"kerf.io/unhealthy-gpus\":\"0,1\"", NULL, T0 + 4000);
 	assert_int_equal(n->gpus_down, 0x3);
