@@ -34,8 +34,9 @@ static json_t *parse(const char *text)
 	return j;
 }
 
-static void add_node(struct kerf_world *w, const char *name, int gpus, const char *extra_labels,
-		     bool cordoned)
+/* Node name with the annotation members ann (JSON, may be ""). */
+static void add_node_ann(struct kerf_world *w, const char *name, int gpus,
+			 const char *extra_labels, const char *ann, bool cordoned)
 {
 	char text[2048];
 	struct kerf_err err = { 0 };
@@ -44,14 +45,21 @@ static void add_node(struct kerf_world *w, const char *name, int gpus, const cha
 
 	snprintf(text, sizeof(text),
 		 "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\",\"labels\":{"
-		 "\"nvidia.com/gpu.product\":\"A100-SXM4-40GB\",\"nvidia.com/gpu.memory\":\"40960\"%s}},"
+		 "\"nvidia.com/gpu.product\":\"A100-SXM4-40GB\",\"nvidia.com/gpu.memory\":\"40960\"%s},"
+		 "\"annotations\":{%s}},"
 		 "\"spec\":{%s},\"status\":{\"allocatable\":{\"cpu\":\"32\",\"memory\":\"256Gi\","
 		 "\"nvidia.com/gpu\":\"%d\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
-		 name, name, extra_labels, cordoned ? "\"unschedulable\":true" : "", gpus);
+		 name, name, extra_labels, ann, cordoned ? "\"unschedulable\":true" : "", gpus);
 	j = parse(text);
 	if (kerf_knode_decode(j, &n, &err) < 0 || kerf_world_node_set(w, &n, NOW, &err) < 0)
 		fail_msg("node %s: %s", name, err.msg);
 	json_decref(j);
+}
+
+static void add_node(struct kerf_world *w, const char *name, int gpus, const char *extra_labels,
+		     bool cordoned)
+{
+	add_node_ann(w, name, gpus, extra_labels, "", cordoned);
 }
 
 /* A pending pod of kerf's; gang "" for none. */
@@ -307,6 +315,24 @@ static void test_nodes(void **state)
 	assert_true(json_is_array(json_object_get(json_array_get(mig, 0), "instances")));
 	/* GPUs in MIG mode show nothing free to whole-GPU pods */
 	assert_int_equal(num(m0, "gpuMilliFree"), 0);
+	assert_int_equal(json_array_size(json_object_get(n0, "gpusDown")), 0);
+	assert_true(json_is_null(json_object_get(n0, "gpuMarksError")));
+	json_decref(l);
+	/* GPUs out of service: by index; a mark that does not read: all, why */
+	add_node_ann(w, "d0", 4, "", "\"kerf.io/unhealthy-gpus\":\"1,3\"", false);
+	add_node_ann(w, "d1", 2, "", "\"kerf.io/unhealthy-gpus\":\"one\"", false);
+	l = get(w, "GET", "/api/v1/nodes", 200);
+	n0 = item(l, "name", "d0");
+	mig = json_object_get(n0, "gpusDown");
+	assert_int_equal(json_array_size(mig), 2);
+	assert_int_equal(json_integer_value(json_array_get(mig, 0)), 1);
+	assert_int_equal(json_integer_value(json_array_get(mig, 1)), 3);
+	assert_int_equal(num(n0, "gpuMilliFree"), 2000);
+	assert_int_equal(num(n0, "gpusFree"), 2);
+	n2 = item(l, "name", "d1");
+	assert_int_equal(json_array_size(json_object_get(n2, "gpusDown")), 2);
+	assert_non_null(strstr(str(n2, "gpuMarksError"), "kerf.io/unhealthy-gpus 'one'"));
+	assert_true(json_is_true(json_object_get(n2, "usable")));
 	json_decref(l);
 	kerf_world_free(w);
 }
