@@ -110,6 +110,15 @@ static void check_node(const json_t *j)
 		CHECK(kerf_knode_label(&n, n.labels[i].key) != NULL);
 	if (n.invalid)
 		CHECK_MSG(printable(n.invalid), n.invalid);
+	/* GPU marks: an unreadable one takes every GPU out, says why */
+	if (n.marks_error) {
+		CHECK_MSG(printable(n.marks_error), n.marks_error);
+		CHECK(n.gpus_down == UINT16_MAX && n.nr_mig_down == 0);
+	}
+	CHECK(n.nr_mig_down <= KERF_MIG_MARKS_MAX);
+	for (size_t i = 0; i < n.nr_mig_down; i++)
+		CHECK(n.mig_down[i].gpu < 16 && n.mig_down[i].start < 8 &&
+		      n.mig_down[i].profile[0]);
 	kerf_knode_release(&n);
 }
 
