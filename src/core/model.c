@@ -411,17 +411,18 @@ static void take_layouts(struct kerf_node *n, const struct kerf_node_spec *spec)
 
 		if (!(n->mig_gpus >> g & 1))
 			continue;
-		for (unsigned k = 0; k < l.nr; k++) {
+		for (unsigned k = 0; k < l.nr; k++)
 			l.inst[k].in_use = false;
-			l.inst[k].down = false;
-		}
-		/* out of service marks stay (mark_mig_down sets them anew) */
+		/*
+		 * out of service: as reported (a node spec read back) or as
+		 * the core had it; mark_mig_down sets them anew
+		 */
 		for (unsigned k = 0; k < n->mig->gpu[g].nr; k++)
 			for (unsigned j = 0; j < l.nr; j++)
 				if (l.inst[j].profile == n->mig->gpu[g].inst[k].profile &&
 				    l.inst[j].start == n->mig->gpu[g].inst[k].start) {
 					l.inst[j].in_use = n->mig->gpu[g].inst[k].in_use;
-					l.inst[j].down = n->mig->gpu[g].inst[k].down;
+					l.inst[j].down |= n->mig->gpu[g].inst[k].down;
 				}
 		n->mig->gpu[g] = l;
 		/* what the node reported is what it has: nothing to tell */

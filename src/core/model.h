@@ -219,7 +219,8 @@ struct kerf_mig_layout;
 /*
  * What a node is, as the caller sees it (kerf_cluster_upsert_node).  GPUs
  * in MIG mode carry the instances the node reports (mig_layout: one layout
- * per GPU, in_use ignored: pods say what is in use); NULL keeps the
+ * per GPU, in_use ignored: pods say what is in use; an instance marked
+ * down stays down, as one the core holds down does); NULL keeps the
  * layouts the core has (a new node's GPUs start empty, carved on demand).
  */
 struct kerf_node_spec {

@@ -477,14 +477,21 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 
 			if (w->state != KERF_WL_RUNNING || w->start_ms != ts->now_ms)
 				continue;
-			for (uint32_t k = 0; k < w->nr_bound; k++)
-				if (ts->st.cluster.nodes[w->pods[k].b.node].cordoned) {
+			for (uint32_t k = 0; k < w->nr_bound; k++) {
+				const struct kerf_node *n = &ts->st.cluster.nodes[w->pods[k].b.node];
+
+				if (n->cordoned)
 					snprintf(msg, sizeof(msg),
 						 "workload '%s' placed on cordoned node '%s'",
-						 w->key,
-						 ts->st.cluster.nodes[w->pods[k].b.node].name);
-					return violation(c, ts, ev, msg);
-				}
+						 w->key, n->name);
+				else if (w->pods[k].b.gpus & n->gpus_down)
+					snprintf(msg, sizeof(msg),
+						 "workload '%s' placed on GPUs 0x%x of node '%s', 0x%x out of service",
+						 w->key, w->pods[k].b.gpus, n->name, n->gpus_down);
+				else
+					continue;
+				return violation(c, ts, ev, msg);
+			}
 		}
 	}
 	if (snapshot(c, tt) < 0)
@@ -504,13 +511,14 @@ static int pick_late_tenant(struct kerf_rng *r, const struct kerf_timesim *ts)
 }
 
 /*
- * Node failures, removals (some added back later), quota edits, a late
- * tenant, at random times.
+ * Node failures, removals (some added back later), quota edits, GPUs out
+ * of service (some back later), a late tenant, at random times.
  */
 static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 {
 	size_t nodes = ts->nr_node_specs, tenants = ts->st.tenants.nr;
 	int faults = (int)between(r, 0, 4), rc = 0, late;
+	struct kerf_rng g = *r;
 
 	for (int f = 0; f < faults && rc == 0 && nodes > 0; f++) {
 		uint32_t n = (uint32_t)kerf_rng_below(r, nodes);
@@ -545,6 +553,19 @@ static int inject_faults(struct kerf_rng *r, struct kerf_timesim *ts)
 		if (rc == 0 && kerf_rng_below(r, 2))
 			rc = kerf_timesim_node_event(ts, gone + between(r, 1, 7200) * 1000,
 						     n, KERF_TS_NODE_UP);
+	}
+	/* GPUs out of service and back, from a stream of their own: the
+	   draws after these stay as they were */
+	kerf_rng_seed(&g, kerf_rng_next(&g) ^ 0x6a09e667f3bcc909ull);
+	for (int f = (int)between(&g, 0, 4); f > 0 && rc == 0 && nodes > 0; f--) {
+		uint32_t n = (uint32_t)kerf_rng_below(&g, nodes);
+		unsigned gpu = (unsigned)kerf_rng_below(&g, KERF_NODE_MAX_GPUS);
+		int64_t down = between(&g, 0, ts->horizon_ms);
+
+		rc = kerf_timesim_gpu_event(ts, down, n, gpu, KERF_TS_GPU_DOWN);
+		if (rc == 0 && kerf_rng_below(&g, 2))
+			rc = kerf_timesim_gpu_event(ts, down + between(&g, 1, 3600) * 1000,
+						    n, gpu, KERF_TS_GPU_UP);
 	}
 	/* a tenant that is not there at first and comes later */
 	late = pick_late_tenant(r, ts);

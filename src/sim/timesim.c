@@ -262,6 +262,15 @@ int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
 	return push(ts, at_ms, KERF_EV_NODE, node, (uint32_t)change, 0);
 }
 
+int kerf_timesim_gpu_event(struct kerf_timesim *ts, int64_t at_ms,
+			   uint32_t node, unsigned gpu,
+			   enum kerf_ts_node_change change)
+{
+	if (change != KERF_TS_GPU_DOWN && change != KERF_TS_GPU_UP)
+		return -KERF_EINVAL;
+	return push(ts, at_ms, KERF_EV_NODE, node, (uint32_t)change, gpu);
+}
+
 int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,
 			     int tenant, const struct kerf_quota *quota)
 {
@@ -828,8 +837,26 @@ static int node_evictions(struct kerf_timesim *ts, size_t from,
 	return consume(ts, err);
 }
 
+/* GPU gpu of the node in slot out of service (down) or back. */
+static int gpu_event(struct kerf_timesim *ts, int slot, uint64_t gpu, bool down,
+		     struct kerf_err *err)
+{
+	struct kerf_node_spec now;
+
+	if (slot < 0 || gpu >= ts->st.cluster.nodes[slot].nr_gpus)
+		return 0;
+	kerf_cluster_node_spec(&ts->st.cluster, (size_t)slot, &now);
+	now.mig_layout = NULL;   /* as the core has them */
+	if (down)
+		now.gpus_down = (uint16_t)(now.gpus_down | 1u << gpu);
+	else
+		now.gpus_down = (uint16_t)(now.gpus_down & ~(1u << gpu));
+	return kerf_state_node_upsert(&ts->st, &now, ts->now_ms, &ts->dec, err);
+}
+
 static int node_event(struct kerf_timesim *ts, uint32_t node,
-		      enum kerf_ts_node_change change, struct kerf_err *err)
+		      enum kerf_ts_node_change change, uint64_t gpu,
+		      struct kerf_err *err)
 {
 	const struct kerf_node_spec *spec;
 	int slot, rc = 0;
@@ -850,6 +877,10 @@ static int node_event(struct kerf_timesim *ts, uint32_t node,
 						    &ts->dec, err);
 			ts->nr_node_removals += rc == 0;
 		}
+		break;
+	case KERF_TS_GPU_DOWN:
+	case KERF_TS_GPU_UP:
+		rc = gpu_event(ts, slot, gpu, change == KERF_TS_GPU_DOWN, err);
 		break;
 	case KERF_TS_NODE_UP:
 		if (slot >= 0) {
@@ -936,7 +967,7 @@ static int step(struct kerf_timesim *ts, const struct kerf_event *e,
 	case KERF_EV_FINISH:
 		return finish(ts, e, err);
 	case KERF_EV_NODE:
-		return node_event(ts, e->a, (enum kerf_ts_node_change)e->b, err);
+		return node_event(ts, e->a, (enum kerf_ts_node_change)e->b, e->gen, err);
 	case KERF_EV_ACK:
 	case KERF_EV_DEADLINE:
 		return handshake(ts, e, err);

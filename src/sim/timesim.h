@@ -173,6 +173,9 @@ enum kerf_ts_node_change {
 	KERF_TS_NODE_UP = 0,        /* back (uncordoned), or added again */
 	KERF_TS_NODE_DOWN,          /* failed: its work is requeued */
 	KERF_TS_NODE_REMOVE,        /* gone from the cluster */
+	KERF_TS_GPU_DOWN,           /* one GPU out of service: nothing new
+				       there, its pods stay */
+	KERF_TS_GPU_UP,             /* that GPU back in service */
 };
 
 /*
@@ -181,6 +184,15 @@ enum kerf_ts_node_change {
  */
 int kerf_timesim_node_event(struct kerf_timesim *ts, int64_t at_ms,
 			    uint32_t node, enum kerf_ts_node_change change);
+
+/*
+ * Schedule GPU gpu of node i (as kerf_timesim_node_event) out of service
+ * (KERF_TS_GPU_DOWN) or back (KERF_TS_GPU_UP) at at_ms, as the node
+ * agent's mark does in kerf serve; a GPU the node lacks is ignored.
+ */
+int kerf_timesim_gpu_event(struct kerf_timesim *ts, int64_t at_ms,
+			   uint32_t node, unsigned gpu,
+			   enum kerf_ts_node_change change);
 
 /* Schedule a quota edit. */
 int kerf_timesim_quota_event(struct kerf_timesim *ts, int64_t at_ms,

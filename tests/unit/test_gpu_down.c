@@ -348,6 +348,33 @@ static void test_mig_instance_down(void **state)
 	kerf_cluster_release(&c);
 }
 
+/* A node's spec read back (as a restart rebuilds it) keeps its marks. */
+static void test_spec_round_trip(void **state)
+{
+	struct kerf_cluster c, d;
+	struct kerf_node_spec spec;
+	struct kerf_pod p = mig_pod(3);
+	uint16_t gpus;
+	uint8_t start;
+
+	(void)state;
+	h100_node(&c, 0x1);
+	set_down(&c, 0x4);
+	assert_int_equal(mark(&c, 0, "3g.40gb", 4, NULL), 0);
+	kerf_cluster_node_spec(&c, 0, &spec);
+	spec.gpus_down |= 0x4;
+	h100_node(&d, 0);
+	assert_int_equal(kerf_cluster_upsert_node(&d, &spec, NULL), 0);
+	check(&d);
+	assert_int_equal(d.nodes[0].gpus_down, 0x4);
+	assert_int_equal(d.nodes[0].mig->gpu[0].nr, 1);
+	assert_true(d.nodes[0].mig->gpu[0].inst[0].down);
+	assert_true(kerf_mig_node_pick(&d, &d.nodes[0], &p, &gpus, &start) != INT32_MIN);
+	assert_int_equal(start, 0);
+	kerf_cluster_release(&d);
+	kerf_cluster_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_down_changes_mig_mode),
 		cmocka_unit_test(test_mig_gpu_down),
 		cmocka_unit_test(test_mig_instance_down),
+		cmocka_unit_test(test_spec_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
