@@ -16,67 +16,6 @@ static void text_set(struct kerf_mark_text *t, const char *reason, const char *n
 	snprintf(t->since, sizeof(t->since), "%s", now ? now : "");
 }
 
-/* One list item "TEXT" of at most size-1 bytes, from *s up to ',' or the end. */
-static int next_item(const char **s, char *item, size_t size)
-{
-	const char *comma = strchr(*s, ',');
-	size_t len = comma ? (size_t)(comma - *s) : strlen(*s);
-
-	if (len == 0 || len >= size)
-		return -1;
-	memcpy(item, *s, len);
-	item[len] = '\0';
-	*s += len + (comma ? 1 : 0);
-	return comma && !**s ? -1 : 0;   /* a trailing comma is an empty item */
-}
-
-static int parse_gpus(const char *s, struct kerf_agent_marks *m, struct kerf_err *err)
-{
-	char item[24], shown[64];
-	uint64_t v;
-
-	while (*s) {
-		if (next_item(&s, item, sizeof(item)) < 0 || kerf_parse_u64(item, &v) < 0)
-			return kerf_err_set(err, -KERF_EPARSE,
-					    "annotation %s: '%s': not a list of GPU indexes (\"1,3\")",
-					    KERF_ANN_UNHEALTHY_GPUS,
-					    kerf_escape(shown, sizeof(shown), s));
-		if (v >= KERF_MARKS_MAX_GPUS)
-			return kerf_err_set(err, -KERF_EPARSE,
-					    "annotation %s: GPU %llu: at most %d GPUs",
-					    KERF_ANN_UNHEALTHY_GPUS, (unsigned long long)v,
-					    KERF_MARKS_MAX_GPUS - 1);
-		m->gpus_down |= 1ull << v;
-	}
-	return 0;
-}
-
-/* "GPU:PROFILE@START" */
-static int parse_mig_item(const char *item, struct kerf_mig_mark *mm)
-{
-	const char *colon = strchr(item, ':'), *at = strrchr(item, '@');
-	char num[16];
-	uint64_t gpu, start;
-	size_t len;
-
-	if (!colon || !at || at < colon || colon == item || (size_t)(colon - item) >= sizeof(num))
-		return -1;
-	memcpy(num, item, (size_t)(colon - item));
-	num[colon - item] = '\0';
-	if (kerf_parse_u64(num, &gpu) < 0 || gpu >= KERF_MARKS_MAX_GPUS)
-		return -1;
-	len = (size_t)(at - colon - 1);
-	if (len == 0 || len >= sizeof(mm->profile) || strlen(at + 1) >= sizeof(num))
-		return -1;
-	memcpy(mm->profile, colon + 1, len);
-	mm->profile[len] = '\0';
-	if (kerf_parse_u64(at + 1, &start) < 0 || start > 7)
-		return -1;
-	mm->gpu = (uint8_t)gpu;
-	mm->start = (uint8_t)start;
-	return 0;
-}
-
 static int find_mig(const struct kerf_agent_marks *m, unsigned gpu, const char *profile,
 		    unsigned start)
 {
@@ -87,38 +26,35 @@ static int find_mig(const struct kerf_agent_marks *m, unsigned gpu, const char *
 	return -1;
 }
 
-static int parse_mig(const char *s, struct kerf_agent_marks *m, struct kerf_err *err)
+static void add_mig(struct kerf_agent_marks *m, const struct kerf_mig_mark *x)
 {
-	char item[48], shown[64];
-	struct kerf_mig_mark mm;
+	struct kerf_agent_mig_mark *mm;
 
-	while (*s) {
-		memset(&mm, 0, sizeof(mm));
-		if (next_item(&s, item, sizeof(item)) < 0 || parse_mig_item(item, &mm) < 0)
-			return kerf_err_set(err, -KERF_EPARSE,
-					    "annotation %s: '%s': not a list of GPU:PROFILE@START "
-					    "(\"0:3g.40gb@4\")", KERF_ANN_UNHEALTHY_MIG,
-					    kerf_escape(shown, sizeof(shown), s));
-		if (find_mig(m, mm.gpu, mm.profile, mm.start) >= 0)
-			continue;
-		if (m->nr_mig == KERF_MARKS_MAX_MIG)
-			return kerf_err_set(err, -KERF_EPARSE, "annotation %s: more than %d instances",
-					    KERF_ANN_UNHEALTHY_MIG, KERF_MARKS_MAX_MIG);
-		m->mig[m->nr_mig++] = mm;
-	}
-	return 0;
+	if (find_mig(m, x->gpu, x->profile, x->start) >= 0 || m->nr_mig == KERF_MARKS_MAX_MIG)
+		return;
+	mm = &m->mig[m->nr_mig++];
+	memset(mm, 0, sizeof(*mm));
+	mm->gpu = x->gpu;
+	mm->start = x->start;
+	snprintf(mm->profile, sizeof(mm->profile), "%s", x->profile);
 }
 
 int kerf_agent_marks_parse(const char *gpus, const char *mig, struct kerf_agent_marks *m,
 			   struct kerf_err *err)
 {
+	struct kerf_mig_mark migs[KERF_MIG_MARKS_MAX];
+	uint16_t mask = 0;
+	size_t nr = 0;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (gpus && (rc = parse_gpus(gpus, m, err)) < 0)
+	if (gpus && (rc = kerf_gpu_marks_parse_gpus(gpus, &mask, err)) < 0)
 		return rc;
-	if (mig && (rc = parse_mig(mig, m, err)) < 0)
+	if (mig && (rc = kerf_gpu_marks_parse_mig(mig, migs, KERF_MIG_MARKS_MAX, &nr, err)) < 0)
 		return rc;
+	m->gpus_down = mask;
+	for (size_t i = 0; i < nr; i++)
+		add_mig(m, &migs[i]);
 	return 0;
 }
 
@@ -150,10 +86,11 @@ static void read_texts(const char *health, struct kerf_agent_marks *m)
 	}
 	json_object_foreach(json_object_get(h, "mig"), key, v) {
 		struct kerf_mig_mark mm;
+		struct kerf_err err = { 0 };
+		size_t nr = 0;
 		int at;
 
-		memset(&mm, 0, sizeof(mm));
-		if (parse_mig_item(key, &mm) == 0 &&
+		if (kerf_gpu_marks_parse_mig(key, &mm, 1, &nr, &err) == 0 && nr == 1 &&
 		    (at = find_mig(m, mm.gpu, mm.profile, mm.start)) >= 0)
 			copy_text(&m->mig[at].text, v);
 	}
@@ -233,7 +170,7 @@ bool kerf_agent_marks_apply(struct kerf_agent_marks *m, const struct kerf_health
 			return mark_gpu(m, gpu, v->reason, now) || added;
 		if (find_mig(m, (unsigned)gpu, g->gis[k].profile, g->gis[k].start) >= 0)
 			return added;
-		struct kerf_mig_mark *mm = &m->mig[m->nr_mig++];
+		struct kerf_agent_mig_mark *mm = &m->mig[m->nr_mig++];
 		memset(mm, 0, sizeof(*mm));
 		mm->gpu = (uint8_t)gpu;
 		mm->start = (uint8_t)g->gis[k].start;
@@ -253,7 +190,7 @@ void kerf_agent_marks_union(struct kerf_agent_marks *dst, const struct kerf_agen
 			dst->gpus_down |= 1ull << i;
 		}
 	for (uint32_t i = 0; i < src->nr_mig; i++) {
-		const struct kerf_mig_mark *s = &src->mig[i];
+		const struct kerf_agent_mig_mark *s = &src->mig[i];
 		int at = find_mig(dst, s->gpu, s->profile, s->start);
 
 		if (at < 0 && dst->nr_mig < KERF_MARKS_MAX_MIG)

@@ -22,11 +22,11 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "kobj/gpu_marks.h"
+#include "kobj/names.h"
 #include "nvml/health.h"
 #include "nvml/inventory.h"
 
-#define KERF_ANN_UNHEALTHY_GPUS "kerf.io/unhealthy-gpus"
-#define KERF_ANN_UNHEALTHY_MIG  "kerf.io/unhealthy-mig"
 #define KERF_ANN_GPU_HEALTH     "kerf.io/gpu-health"
 #define KERF_TAINT_GPU_FAILED   "kerf.io/gpu-failed"
 
@@ -42,17 +42,18 @@ struct kerf_mark_text {
 	char since[KERF_MARK_TIME_MAX];     /* RFC 3339 */
 };
 
-struct kerf_mig_mark {
+/* A MIG instance out of service (kobj/gpu_marks.h) and why. */
+struct kerf_agent_mig_mark {
 	uint8_t gpu;
 	uint8_t start;                      /* first memory slice */
-	char profile[24];                   /* "3g.40gb" */
+	char profile[KERF_MIG_MARK_PROFILE_MAX];  /* "3g.40gb" */
 	struct kerf_mark_text text;
 };
 
 struct kerf_agent_marks {
 	uint64_t gpus_down;                 /* bit i: GPU index i */
 	struct kerf_mark_text gpu[KERF_MARKS_MAX_GPUS];
-	struct kerf_mig_mark mig[KERF_MARKS_MAX_MIG];
+	struct kerf_agent_mig_mark mig[KERF_MARKS_MAX_MIG];
 	uint32_t nr_mig;
 	bool node_failed;                   /* cordon, remediation asked */
 	struct kerf_mark_text node;
@@ -66,7 +67,8 @@ struct kerf_agent_marks {
 int kerf_agent_marks_from_node(const json_t *node, struct kerf_agent_marks *m,
 			       struct kerf_err *err);
 
-/* The two annotations' grammar alone (NULL or "" = none). */
+/* The two annotations (NULL or "" = none), read by kobj/gpu_marks.h as
+   kerf serve reads them. */
 int kerf_agent_marks_parse(const char *gpus, const char *mig,
 			   struct kerf_agent_marks *m, struct kerf_err *err);
 
