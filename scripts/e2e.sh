@@ -13,7 +13,8 @@ if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
 fi
 ninja -C build tests/e2e/e2e_serve tests/e2e/e2e_gpu_down tests/e2e/e2e_webhook \
-	tests/fakenvml/e2e_agent tests/fakenvml/libnvidia-ml.so.1 kerf >/dev/null
+	tests/agent/e2e_agent tests/fakenvml/libnvidia-ml.so.1 \
+	tests/agent/nvidia-cuda-mps-control kerf >/dev/null
 rc=0
 build/tests/e2e/e2e_serve tests/unit/kube_certs.sh || rc=1
 build/tests/e2e/e2e_gpu_down tests/unit/kube_certs.sh || rc=1
@@ -21,6 +22,7 @@ build/tests/e2e/e2e_gpu_down tests/unit/kube_certs.sh || rc=1
 # the API server must reach 127.0.0.1 of this machine)
 build/tests/e2e/e2e_webhook tests/unit/kube_certs.sh || rc=1
 # the node agent on the fake NVML, on a Node the suite creates
-build/tests/fakenvml/e2e_agent tests/unit/kube_certs.sh \
-	build/tests/fakenvml/libnvidia-ml.so.1 tests/fakenvml/scripts/agent.json build/kerf || rc=1
+build/tests/agent/e2e_agent tests/unit/kube_certs.sh \
+	build/tests/fakenvml/libnvidia-ml.so.1 tests/fakenvml/scripts/agent.json build/kerf \
+	build/tests/agent/nvidia-cuda-mps-control || rc=1
 exit $rc

@@ -10,6 +10,8 @@
 
 #include "agent/node_doc.h"
 #include "nvml/telemetry.h"
+#include "base/quantity.h"
+#include "kobj/names.h"
 #include "kobj/pod.h"
 #include "kobj/time.h"
 
@@ -68,16 +70,40 @@ static void node_delete(void *arg, const char *key, void *old)
 	a->node = NULL;
 }
 
+/* securityContext.runAsUser (or Group) of the pod, else of its first container. */
+static int64_t run_as(const json_t *spec, const char *field)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "securityContext"), field);
+
+	if (!json_is_integer(v))
+		v = json_object_get(json_object_get(json_array_get(json_object_get(spec,
+				"containers"), 0), "securityContext"), field);
+	return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
 static void *pod_decode(void *arg, const json_t *obj)
 {
-	struct kerf_kpod *p = malloc(sizeof(*p));
+	struct agent_pod *p = calloc(1, sizeof(*p));
 	struct kerf_err err = { 0 };
+	const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+	const json_t *spec = json_object_get(obj, "spec");
+	const char *frac = json_string_value(json_object_get(ann, "kerf.io/assigned-fraction"));
+	const char *sharing = json_string_value(json_object_get(ann, KERF_ANN_GPU_SHARING));
+	int64_t milli;
 
 	(void)arg;
-	if (p && kerf_kpod_decode(obj, p, &err) == 0)
-		return p;
-	free(p);
-	return NULL;
+	if (!p || kerf_kpod_decode(obj, &p->kp, &err) < 0) {
+		free(p);
+		return NULL;
+	}
+	if (frac && kerf_quantity_parse_milli(frac, &milli) == 0 && milli > 0 && milli < 1000)
+		p->fraction_milli = (uint32_t)milli;
+	p->mps = sharing && !strcmp(sharing, "mps");
+	p->uid = run_as(spec, "runAsUser");
+	p->gid = run_as(spec, "runAsGroup");
+	if (p->gid < 0)
+		p->gid = p->uid;
+	return p;
 }
 
 static void pod_free(void *arg, void *obj)
@@ -212,6 +238,7 @@ static void write_node(struct kerf_agent *a, int64_t now_ms)
 		.nvlink_domain = a->nvlink_domain[0] ? a->nvlink_domain : NULL,
 		.utilization = a->next_util_ms ? a->util_text : NULL,
 		.mig_actuation = a->mig_result[0] ? a->mig_result : NULL,
+		.mps_failed = a->mps ? a->mps_failed : 0, .mps_on = a->mps != NULL,
 	};
 	/* marks that cannot be read are never written over */
 	if (!a->api_unreadable && kerf_agent_node_patch(a->node, &v, &patch) == 0 && patch) {
@@ -433,7 +460,8 @@ int kerf_agent_start(struct kerf_agent *a, struct kerf_err *err)
 		}
 	}
 	lost_gpus(a);
-	if ((rc = kerf_agent_http_start(a, err)) < 0 || (rc = kerf_agent_dp_start(a, err)) < 0)
+	if ((rc = kerf_agent_http_start(a, err)) < 0 || (rc = kerf_agent_mps_start(a, err)) < 0 ||
+	    (rc = kerf_agent_dp_start(a, err)) < 0)
 		return rc;
 	return 0;
 }
@@ -459,6 +487,7 @@ int kerf_agent_step(struct kerf_agent *a, int timeout_ms)
 	if (kerf_informer_has_synced(a->pods_inf)) {
 		kerf_agent_pods_step(a, now);
 		kerf_agent_mig_step(a, now);
+		kerf_agent_mps_step(a, now);
 	}
 	kerf_agent_dp_step(a);
 	kerf_agent_http_run(a);
@@ -481,6 +510,7 @@ void kerf_agent_free(struct kerf_agent *a)
 		return;
 	kerf_agent_http_stop(a);
 	kerf_agent_dp_stop(a);
+	kerf_agent_mps_stop(a);
 	kerf_agent_events_stop(a->events);
 	kerf_informer_free(a->node_inf);
 	kerf_informer_free(a->pods_inf);

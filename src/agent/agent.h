@@ -46,6 +46,9 @@ struct kerf_agent_opts {
 	const char *dp_dir;              /* device plugin dir; NULL: none */
 	bool no_drain;                   /* never evict (marks still written) */
 	bool no_mig;                     /* never create or destroy MIG instances */
+	const char *mps_root;            /* MPS daemons' directories; NULL: no MPS */
+	const char *mps_control;         /* nvidia-cuda-mps-control; NULL: from PATH */
+	const char *proc_root;           /* where /proc/PID/cgroup is; NULL: /proc */
 	int inventory_ms;                /* re-read period; 0: 30000 */
 	int util_window_ms;              /* utilisation mean over; 0: 300000 */
 	uint64_t seed;
@@ -55,6 +58,7 @@ struct kerf_agent_counters {
 	uint64_t events, app_errors, marks_added, node_writes, status_writes;
 	uint64_t write_conflicts, write_errors, evictions, untrusted, inventory_reads;
 	uint64_t mig_steps, mig_failures;
+	int64_t mps_failed_at_ms;        /* when a daemon last went Failed (monotonic) */
 	int64_t last_report_ms;          /* event to its mark in the API */
 	int64_t max_report_ms;
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deviceplugin/answer.h"
 #include "deviceplugin/plugin.h"
 #include "kobj/pod.h"
 
@@ -33,21 +34,41 @@ static int pending_pods(void *arg, const struct kerf_dp_pod_assign **pods, size_
 
 	(void)err;
 	for (size_t i = 0; i < n && k < DP_MAX_PODS; i++) {
-		const struct kerf_kpod *p = kerf_informer_at(d->a->pods_inf, i, NULL);
-		const char *gpus = p ? kerf_kpod_assigned_gpus(p) : NULL;
+		const struct agent_pod *p = kerf_informer_at(d->a->pods_inf, i, NULL);
+		const char *gpus = p ? kerf_kpod_assigned_gpus(&p->kp) : NULL;
+		char frac[16] = "";
 		struct kerf_err e = { 0 };
-		uint64_t mask;
 
-		if (!gpus || p->phase != KERF_PHASE_PENDING ||
-		    kerf_dp_assigned_parse(gpus, &mask, &e) < 0)
+		if (!gpus || p->kp.phase != KERF_PHASE_PENDING)
 			continue;
-		snprintf(d->keys[k], sizeof(d->keys[k]), "%s/%s", kerf_kpod_ns(p),
-			 kerf_kpod_name(p));
-		d->pods[k] = (struct kerf_dp_pod_assign){ .key = d->keys[k], .gpu_mask = mask };
-		k++;
+		snprintf(d->keys[k], sizeof(d->keys[k]), "%s/%s", kerf_kpod_ns(&p->kp),
+			 kerf_kpod_name(&p->kp));
+		if (p->fraction_milli)
+			snprintf(frac, sizeof(frac), "%um", p->fraction_milli);
+		if (kerf_dp_pod_assign_parse(&d->pods[k], d->keys[k], gpus,
+					     kerf_kpod_assigned_mig(&p->kp), frac[0] ? frac : NULL,
+					     p->fraction_milli ? (p->mps ? "mps" : "timeslice") : NULL,
+					     p->uid >= 0 ? (uint32_t)p->uid : 0, &e) == 0)
+			k++;
 	}
 	*pods = d->pods;
 	*n_pods = k;
+	return 0;
+}
+
+/* The device plugin's view of an MPS daemon (deviceplugin/answer.h). */
+static int mps_daemon(void *arg, uint32_t gpu, uint32_t uid, struct kerf_dp_mps *out)
+{
+	struct agent_dp *d = arg;
+	struct kerf_mps_view v;
+
+	if (kerf_agent_mps_lookup(d->a, gpu, uid, &v) < 0)
+		return -KERF_ENOTFOUND;
+	memset(out, 0, sizeof(*out));
+	out->healthy = v.state == KERF_MPS_RUNNING;
+	snprintf(out->pipe_dir, sizeof(out->pipe_dir), "%s", v.pipe_dir);
+	out->limits = v.limits;
+	snprintf(out->why, sizeof(out->why), "%s", v.why ? v.why : "");
 	return 0;
 }
 
@@ -73,7 +94,8 @@ int kerf_agent_dp_start(struct kerf_agent *a, struct kerf_err *err)
 		.dir = a->o.dp_dir, .endpoint = "kerf-gpu.sock", .resource_name = "nvidia.com/gpu",
 		.cdi_kind = "nvidia.com/gpu",
 	};
-	struct kerf_dp_ops ops = { .pending_pods = pending_pods, .arg = d };
+	struct kerf_dp_ops ops = { .pending_pods = pending_pods, .arg = d,
+				   .mps_daemon = a->mps ? mps_daemon : NULL };
 	/* N-01: no NVML, no devices: the kubelet is told 0 GPUs */
 	if ((rc = kerf_dp_plugin_new(&d->plugin, &cfg, d->devs, d->nr_devs, &ops, err)) < 0) {
 		free(d);

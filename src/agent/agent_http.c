@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "base/listen_addr.h"
+#include "nvml/process_map.h"
 #include "nvml/telemetry.h"
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -64,6 +65,44 @@ static int gpu_series(struct kerf_agent *a, struct kerf_buf *b, const struct ker
 	return rc;
 }
 
+/* The pod of a UID, for the per-process memory (nvml/process_map.h). */
+static bool pod_of_uid(void *ctx, const char *uid, struct kerf_pod_ref *ref)
+{
+	struct kerf_agent *a = ctx;
+	size_t n = kerf_informer_size(a->pods_inf);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct agent_pod *p = kerf_informer_at(a->pods_inf, i, NULL);
+		char buf[KERF_KPOD_UID_BUF];
+
+		if (p && !strcmp(kerf_kpod_uid(&p->kp, buf), uid)) {
+			ref->ns = kerf_kpod_ns(&p->kp);
+			ref->name = kerf_kpod_name(&p->kp);
+			ref->tenant = kerf_kpod_tenant(&p->kp);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Each pod's and tenant's GPU memory, from NVML's processes. */
+static int process_series(struct kerf_agent *a, struct kerf_buf *b)
+{
+	struct kerf_gpu_processes procs;
+	struct kerf_pod_table_ops ops = { .lookup = pod_of_uid };
+	struct kerf_err err = { 0 };
+	int rc;
+
+	memset(&procs, 0, sizeof(procs));
+	if (!kerf_nvml_has(a->o.nv, KERF_NVML_F_PROCESSES))
+		return 0;
+	rc = kerf_gpu_processes_read(&procs, a->o.nv, &a->inv, a->o.proc_root, &err);
+	if (rc == 0)
+		rc = kerf_gpu_process_metrics_text(&a->inv, &procs, &ops, a, b);
+	kerf_gpu_processes_release(&procs);
+	return rc;
+}
+
 int kerf_agent_metrics(struct kerf_agent *a, struct kerf_buf *b)
 {
 	struct kerf_gpu_sample s[KERF_GPU_MAX_GPUS];
@@ -79,6 +118,8 @@ int kerf_agent_metrics(struct kerf_agent *a, struct kerf_buf *b)
 	    a->o.nv && a->o.nv->initialised) {
 		kerf_gpu_sample_read(a->o.nv, &a->inv, s);
 		rc = kerf_gpu_metrics_text(&a->inv, s, a->node_name, b);
+		if (rc == 0)
+			rc = process_series(a, b);
 	}
 	if (rc == 0)
 		rc = gauge(b, "kerf_agent_health_known", "1 when NVML is read and its events arrive.",
@@ -131,6 +172,8 @@ int kerf_agent_metrics(struct kerf_agent *a, struct kerf_buf *b)
 			   "Pods marked kerf.io/results-untrusted.", "counter", (double)c->untrusted);
 	if (rc == 0)
 		rc = kerf_agent_pods_metrics(a, b);
+	if (rc == 0 && a->mps)
+		rc = kerf_agent_mps_metrics(a, b);
 	return rc;
 }
 

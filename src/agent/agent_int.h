@@ -10,7 +10,9 @@
 #include "agent/marks.h"
 #include "agent/util.h"
 #include "base/rng.h"
+#include "kobj/pod.h"
 #include "kube/informer.h"
+#include "mps/mps.h"
 #include "nvml/health.h"
 #include "nvml/inventory.h"
 
@@ -18,6 +20,17 @@ enum {
 	AGENT_MAX_JOBS = 64,
 	AGENT_MAX_NOTES = 512,
 	AGENT_XID_CLASSES = KERF_XID_UNKNOWN + 1,
+};
+
+/*
+ * A pod bound here, as the agent keeps it: kerf serve's compact pod and
+ * what only the agent needs (an MPS share and the UID it runs as).
+ */
+struct agent_pod {
+	struct kerf_kpod kp;        /* first: the informer's object is this */
+	uint32_t fraction_milli;    /* kerf.io/assigned-fraction; 0 none */
+	bool mps;                   /* kerf.io/gpu-sharing: mps */
+	int64_t uid, gid;           /* securityContext.runAsUser/Group; -1 unknown */
 };
 
 /* What an event asks of the pods on one GPU (or one MIG instance of it). */
@@ -76,6 +89,14 @@ struct kerf_agent {
 	struct agent_note *notes;
 	size_t nr_notes;
 
+	/* MPS daemons (agent_mps.c); NULL: MPS off */
+	struct kerf_mps *mps;
+	struct kerf_mps_exec mps_exec;
+	uint64_t mps_failed;        /* GPUs whose daemon is not Running */
+	int64_t mps_next_ms;
+	struct { uint32_t gpu, uid; } mps_running[KERF_MPS_MAX_DAEMONS];
+	size_t nr_mps;
+
 	void *dp;                   /* struct kerf_dp_plugin *, NULL none */
 	void *http;                 /* struct MHD_Daemon *, NULL none */
 	void *health;               /* the same on --health-addr, NULL none */
@@ -88,6 +109,15 @@ void kerf_agent_effective(const struct kerf_agent *a, struct kerf_agent_marks *m
 void kerf_agent_pod_job(struct kerf_agent *a, const struct agent_job *job);
 void kerf_agent_pods_step(struct kerf_agent *a, int64_t now_ms);
 int kerf_agent_pods_metrics(const struct kerf_agent *a, struct kerf_buf *b)
+	__attribute__((warn_unused_result));
+
+/* agent_mps.c: an MPS daemon per (GPU, UID) of the pods' MPS shares */
+int kerf_agent_mps_start(struct kerf_agent *a, struct kerf_err *err);
+void kerf_agent_mps_step(struct kerf_agent *a, int64_t now_ms);
+void kerf_agent_mps_stop(struct kerf_agent *a);
+/* The daemon of (gpu, uid) for the device plugin: 0 or -KERF_ENOTFOUND. */
+int kerf_agent_mps_lookup(void *arg, uint32_t gpu, uint32_t uid, struct kerf_mps_view *v);
+int kerf_agent_mps_metrics(const struct kerf_agent *a, struct kerf_buf *b)
 	__attribute__((warn_unused_result));
 
 /* agent_mig.c: the pods' assigned MIG instances made */

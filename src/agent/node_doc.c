@@ -155,6 +155,12 @@ int kerf_agent_node_patch(const json_t *node, const struct kerf_agent_node_view 
 			 v->utilization[0] ? v->utilization : NULL);
 	if (v->mig_actuation)
 		want_key(ap, ann, KERF_ANN_MIG_ACTUATION, v->mig_actuation);
+	if (v->mps_on) {
+		char failed[256];
+
+		kerf_agent_marks_gpus_text(v->mps_failed, failed, sizeof(failed));
+		want_key(ap, ann, KERF_ANN_MPS_FAILED, failed[0] ? failed : NULL);
+	}
 	if ((rc = node_mark_patch(patch, ap, node, v)) < 0)
 		goto done;
 	rc = 0;

@@ -37,6 +37,7 @@
 #define KERF_ANN_MIG_LAYOUT     "kerf.io/mig-layout"
 #define KERF_ANN_REMEDIATION    "kerf.io/remediation-requested"
 #define KERF_ANN_MIG_ACTUATION  "kerf.io/mig-actuation"
+#define KERF_ANN_MPS_FAILED     "kerf.io/mps-failed-gpus"
 #define KERF_COND_GPU_HEALTHY   "kerf.io/GPUHealthy"
 #define KERF_AGENT_IDENTITY     "kerf-agent"
 
@@ -47,6 +48,8 @@ struct kerf_agent_node_view {
 	const char *now;                       /* RFC 3339 */
 	const char *utilization;               /* util.h's text; NULL: not written */
 	const char *mig_actuation;             /* the last MIG reconcile; NULL: none */
+	uint64_t mps_failed;                   /* GPUs whose MPS daemon failed */
+	bool mps_on;                           /* the agent runs MPS daemons */
 };
 
 /*

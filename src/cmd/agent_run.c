@@ -42,7 +42,12 @@ static const char run_usage[] =
 	"                            (/var/lib/kubelet/device-plugins)\n"
 	"  --nvlink-domain NAME      the label kerf.io/nvlink-domain (a domain spans nodes)\n"
 	"  --inventory-interval S    re-read the GPUs every S seconds (default 30)\n"
-	"  --no-drain                mark unhealthy GPUs but evict nothing\n";
+	"  --no-drain                mark unhealthy GPUs but evict nothing\n"
+	"  --no-mig                  never create or destroy MIG instances\n"
+	"  --mps-root DIR            run MPS control daemons for the pods' MPS shares,\n"
+	"                            their pipes and logs under DIR (/run/kerf/mps)\n"
+	"  --mps-control PATH        nvidia-cuda-mps-control to run (default: from PATH)\n"
+	"  --proc-root DIR           the host's /proc, for each GPU process's pod (default /proc)\n";
 
 static const char verify_usage[] =
 	"usage: kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n"
@@ -82,7 +87,8 @@ static void disconnect_api(struct conn *c)
 }
 
 enum { OPT_NODE = 256, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NVML, OPT_METRICS, OPT_HEALTH, OPT_DP,
-       OPT_DOMAIN, OPT_INVENTORY, OPT_NO_DRAIN, OPT_GPU, OPT_MIG, OPT_WHOLE_NODE, OPT_FORCE };
+       OPT_DOMAIN, OPT_INVENTORY, OPT_NO_DRAIN, OPT_NO_MIG, OPT_MPS_ROOT, OPT_MPS_CONTROL,
+       OPT_PROC_ROOT, OPT_GPU, OPT_MIG, OPT_WHOLE_NODE, OPT_FORCE };
 
 static const struct option longopts[] = {
 	{ "node-name", required_argument, NULL, OPT_NODE },
@@ -95,6 +101,10 @@ static const struct option longopts[] = {
 	{ "nvlink-domain", required_argument, NULL, OPT_DOMAIN },
 	{ "inventory-interval", required_argument, NULL, OPT_INVENTORY },
 	{ "no-drain", no_argument, NULL, OPT_NO_DRAIN },
+	{ "no-mig", no_argument, NULL, OPT_NO_MIG },
+	{ "mps-root", required_argument, NULL, OPT_MPS_ROOT },
+	{ "mps-control", required_argument, NULL, OPT_MPS_CONTROL },
+	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "gpu", required_argument, NULL, OPT_GPU },
 	{ "mig", required_argument, NULL, OPT_MIG },
 	{ "node", no_argument, NULL, OPT_WHOLE_NODE },
@@ -105,8 +115,9 @@ static const struct option longopts[] = {
 
 struct run_args {
 	const char *node, *kubeconfig, *context, *nvml, *metrics, *health, *dp, *domain, *mig;
+	const char *mps_root, *mps_control, *proc_root;
 	uint64_t inventory_s, gpu;
-	bool no_drain, has_gpu, whole_node, force;
+	bool no_drain, no_mig, has_gpu, whole_node, force;
 };
 
 /* -1 to go on, else the exit status. */
@@ -120,7 +131,8 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		bool run_only = c == OPT_METRICS || c == OPT_HEALTH || c == OPT_DP || c == OPT_DOMAIN ||
-				c == OPT_INVENTORY || c == OPT_NO_DRAIN;
+				c == OPT_INVENTORY || c == OPT_NO_DRAIN || c == OPT_NO_MIG ||
+				c == OPT_MPS_ROOT || c == OPT_MPS_CONTROL || c == OPT_PROC_ROOT;
 		bool verify_only = c == OPT_GPU || c == OPT_MIG || c == OPT_WHOLE_NODE ||
 				   c == OPT_FORCE;
 
@@ -144,6 +156,10 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 		case OPT_DP: r->dp = optarg; break;
 		case OPT_DOMAIN: r->domain = optarg; break;
 		case OPT_NO_DRAIN: r->no_drain = true; break;
+		case OPT_NO_MIG: r->no_mig = true; break;
+		case OPT_MPS_ROOT: r->mps_root = optarg; break;
+		case OPT_MPS_CONTROL: r->mps_control = optarg; break;
+		case OPT_PROC_ROOT: r->proc_root = optarg; break;
 		case OPT_MIG: r->mig = optarg; break;
 		case OPT_WHOLE_NODE: r->whole_node = true; break;
 		case OPT_FORCE: r->force = true; break;
@@ -206,7 +222,9 @@ int kerf_cmd_agent_run(int argc, char **argv)
 		.nvml_error = nerr.msg[0] ? nerr.msg : NULL, .nvlink_domain = r.domain,
 		.metrics_addr = r.metrics[0] ? r.metrics : NULL, .dp_dir = r.dp,
 		.health_addr = r.health && r.health[0] ? r.health : NULL,
-		.no_drain = r.no_drain, .inventory_ms = (int)r.inventory_s * 1000,
+		.no_drain = r.no_drain, .no_mig = r.no_mig,
+		.mps_root = r.mps_root && r.mps_root[0] ? r.mps_root : NULL,
+		.mps_control = r.mps_control, .proc_root = r.proc_root, .inventory_ms = (int)r.inventory_s * 1000,
 		.seed = (uint64_t)time(NULL),
 	};
 	signal(SIGTERM, on_signal);

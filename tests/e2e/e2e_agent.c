@@ -10,8 +10,12 @@
  * unchanged against a real cluster (KERF_E2E_KUBECONFIG): only standard
  * calls, objects named kerf-e2e-*.
  *
- * usage: e2e_agent CERT_SCRIPT FAKE_NVML_LIBRARY NVML_SCRIPT KERF
+ * usage: e2e_agent CERT_SCRIPT FAKE_NVML_LIBRARY NVML_SCRIPT KERF [MPS_CONTROL]
+ * (MPS_CONTROL: a stand-in nvidia-cuda-mps-control, tests/mps; without it
+ * the MPS part is left out)
  */
+#include <signal.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +35,8 @@ static struct kerf_agent *agent, *agent2;
 static void (*lib_step)(void);
 static char events_path[600];
 static const char *dp_dir;    /* the device plugin's, for the first node's agent */
+static const char *mps_root, *mps_control;   /* MPS daemons, for that agent */
+static char proc_root[600];   /* a /proc with one GPU process in on-gpu1's cgroup */
 
 static void step(void)
 {
@@ -136,6 +142,18 @@ static bool cond_is(void *arg)
 	return !strcmp(st, w->status);
 }
 
+static void mps_pod(const char *name, const char *gpu)
+{
+	e2e_post("/api/v1/namespaces/kerf-e2e-agent/pods",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+		 "\"labels\":{\"kerf.io/tenant\":\"team-e2e\"},"
+		 "\"annotations\":{\"kerf.io/assigned-gpus\":\"%s\",\"kerf.io/assigned-fraction\":\"250m\","
+		 "\"kerf.io/gpu-sharing\":\"mps\"}},"
+		 "\"spec\":{\"nodeName\":\"%s\",\"securityContext\":{\"runAsUser\":%u,\"runAsGroup\":%u},"
+		 "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}",
+		 name, gpu, node, (unsigned)getuid(), (unsigned)getgid());
+}
+
 static void pod(const char *name, const char *gpus, const char *mig)
 {
 	char mig_ann[96] = "";
@@ -224,6 +242,7 @@ static struct kerf_agent *start_agent(const char *name, struct kerf_nvml *nv, co
 	struct kerf_agent_opts o = {
 		.node_name = name, .ops = &e2e_ops, .nv = nv, .nvml_error = why,
 		.inventory_ms = 2000, .util_window_ms = 3000, .seed = 7, .dp_dir = dp_dir,
+		.mps_root = mps_root, .mps_control = mps_control, .proc_root = proc_root,
 	};
 	struct kerf_err err = { 0 };
 	struct kerf_agent *a = NULL;
@@ -253,6 +272,73 @@ static int64_t timed(struct want_str *w, int64_t t0, int64_t limit_ms)
 	return e2e_run_until(str_is, w, limit_ms) ? e2e_wall_ms() - t0 : -1;
 }
 
+/* The pid in the MPS daemon's pid file of GPU uuid, or 0. */
+static long mps_pid(const char *uuid)
+{
+	char path[1024], *text;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/%s/%u/pipe/nvidia-cuda-mps-control.pid", mps_root, uuid,
+		 (unsigned)getuid());
+	text = e2e_slurp(path);
+	pid = text ? strtol(text, NULL, 10) : 0;
+	free(text);
+	return pid;
+}
+
+/* How many times the daemon's log shows the thread limit set. */
+static int limits_sent(const char *uuid)
+{
+	char path[1024], *text, *at;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/%u/pipe/fake.log", mps_root, uuid, (unsigned)getuid());
+	text = e2e_slurp(path);
+	for (at = text; at && (at = strstr(at, "cmd set_default_active_thread_percentage 25")); at++)
+		n++;
+	free(text);
+	return n;
+}
+
+static bool mps_running(void *arg)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "kerf_agent_mps_daemon_running{gpu=\"2\",uid=\"%u\"} 1",
+		 (unsigned)getuid());
+	return (!arg || mps_pid(arg) > 1) && metric_has(agent, line);
+}
+
+/* N-07: the MPS daemon killed with SIGKILL. */
+static void mps_checks(void)
+{
+	const char *uuid = "GPU-a2222222-0000-0000-0000-000000000000";
+	long pid;
+	int64_t t0, dt;
+
+	mps_pod("share-a", "2");
+	e2e_check(e2e_run_until(mps_running, (void *)uuid, 10000) && limits_sent(uuid) == 1,
+		  "MPS: a daemon for the pod's GPU and UID, limited from 250m (25 % of the threads)");
+	pid = mps_pid(uuid);
+	t0 = e2e_wall_ms();
+	kill((pid_t)pid, SIGKILL);
+	dt = e2e_run_until(str_is, WS(node, "annotations", "kerf.io/mps-failed-gpus", "2"), 10000)
+		     ? e2e_wall_ms() - t0 : -1;
+	printf("# N-07: kill -9 of the MPS daemon to kerf.io/mps-failed-gpus on the Node: %" PRId64
+	       " ms\n", dt);
+	e2e_check(dt >= 0 && dt <= 5000, "N-07: the dead daemon seen and its GPU's MPS slices "
+		  "marked failed on the Node within 5 s");
+	e2e_check(e2e_run_until(str_is, WS(node, "annotations", "kerf.io/mps-failed-gpus", NULL),
+				10000) && mps_running((void *)uuid) && mps_pid(uuid) != pid &&
+		  limits_sent(uuid) == 2,
+		  "N-07: the daemon restarted with the same limits, the mark gone");
+	e2e_api("DELETE", "/api/v1/namespaces/kerf-e2e-agent/pods/share-a?gracePeriodSeconds=0",
+		NULL, NULL, NULL);
+	pid = mps_pid(uuid);
+	run_ms(2500);
+	e2e_check(pid > 1 && kill((pid_t)pid, 0) != 0, "MPS: the pod gone, its daemon stopped");
+}
+
 #ifdef KERF_E2E_DP
 static void tick(void *arg)
 {
@@ -273,7 +359,7 @@ static void allocate_checks(void)
 	rc = e2e_agent_allocate(sock, "GPU-a3333333-0000-0000-0000-000000000000", tick, msg,
 				sizeof(msg));
 	printf("# refused: %s\n", msg);
-	e2e_check(rc > 0, "device plugin: Allocate of GPU 3 (two MIG pods hold it): refused");
+	e2e_check(rc > 0, "device plugin: Allocate of all of GPU 3 (only MIG pods were given parts of it): refused");
 	rc = e2e_agent_allocate(sock, "GPU-ffffffff-0000-0000-0000-000000000000", tick, msg,
 				sizeof(msg));
 	e2e_check(rc > 0, "device plugin: Allocate of a device it does not serve: refused");
@@ -304,6 +390,13 @@ int main(int argc, char **argv)
 	setenv("KERF_FAKE_NVML_EVENTS", events_path, 1);
 	lib_step = e2e_step;
 	e2e_step = step;
+	char mps_tmp[] = "/tmp/kerf-e2e-mps.XXXXXX", proc_tmp[] = "/tmp/kerf-e2e-proc.XXXXXX";
+	if (mkdtemp(proc_tmp))
+		snprintf(proc_root, sizeof(proc_root), "%s", proc_tmp);
+	if (argc > 5 && mkdtemp(mps_tmp)) {
+		mps_root = mps_tmp;
+		mps_control = argv[5];
+	}
 #ifdef KERF_E2E_DP
 	char dp_tmp[] = "/tmp/kerf-e2e-dp.XXXXXX";
 	dp_dir = mkdtemp(dp_tmp);
@@ -321,6 +414,26 @@ int main(int argc, char **argv)
 	pod("mig-a", "3", "3g.40gb@0");
 	pod("mig-b", "3", "3g.40gb@4");
 	pod("mig-new", "4", "3g.40gb@4");   /* an instance the agent must make */
+
+	/* the fake's GPU 1 runs pid 424242: put it in on-gpu1's cgroup */
+	{
+		char path[800], cmd[900];
+		json_t *p = NULL;
+		const char *uid = NULL;
+
+		e2e_api("GET", "/api/v1/namespaces/kerf-e2e-agent/pods/on-gpu1", NULL, NULL, &p);
+		uid = json_string_value(json_object_get(json_object_get(p, "metadata"), "uid"));
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/424242'", proc_root);
+		if (uid && system(cmd) == 0) {
+			snprintf(path, sizeof(path), "%s/424242/cgroup", proc_root);
+			FILE *f = fopen(path, "w");
+			if (f) {
+				fprintf(f, "0::/kubepods/besteffort/pod%s/0123abcd\n", uid);
+				fclose(f);
+			}
+		}
+		json_decref(p);
+	}
 
 	/* publication: what the scheduler reads, written by the agent */
 	agent = start_agent(node, &nv, NULL);
@@ -348,6 +461,8 @@ int main(int argc, char **argv)
 #ifdef KERF_E2E_DP
 	allocate_checks();
 #endif
+	if (mps_root)
+		mps_checks();
 
 	/* N-03: application Xids: counted against the pod, never a cordon */
 	event("{\"device\": 1, \"type\": \"xid\", \"xid\": 13}");
@@ -360,6 +475,10 @@ int main(int argc, char **argv)
 	e2e_check(metric_has(agent, "kerf_agent_pod_gpu_errors_total{namespace=\"kerf-e2e-agent\","
 				    "pod=\"on-gpu1\",tenant=\"team-e2e\"} 3"),
 		  "N-03: the pod's error counter is 3");
+	e2e_check(metric_has(agent, "pod=\"on-gpu1\",namespace=\"kerf-e2e-agent\",tenant=\"team-e2e\"} "
+				    "104857600") &&
+		  metric_has(agent, "kerf_tenant_gpu_memory_used_bytes{tenant=\"team-e2e\"} 104857600"),
+		  "/metrics: the GPU memory of on-gpu1's process, by pod and by tenant");
 
 	/* N-02: Xid 48 on GPU 0: out of service within 10 s, drained, untrusted */
 	t0 = e2e_wall_ms();
@@ -447,6 +566,21 @@ int main(int argc, char **argv)
 			  "N-05: waits work again: the condition shows the marks again");
 	}
 
+	/* the agent's /metrics as Prometheus reads it (promtool, when installed) */
+	if (system("command -v promtool >/dev/null 2>&1") == 0) {
+		char *m = metrics(agent), path[700], cmd[900];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.metrics", events_path);
+		if (m && (f = fopen(path, "w"))) {
+			fputs(m, f);
+			fclose(f);
+		}
+		free(m);
+		snprintf(cmd, sizeof(cmd), "promtool check metrics < '%s' >&2", path);
+		e2e_check(system(cmd) == 0, "promtool check metrics accepts the agent's /metrics");
+		unlink(path);
+	}
 	printf("# event to its mark in the API, the longest of this agent: %.3f s\n",
 	       metric(agent, "kerf_agent_health_report_max_seconds"));
 	e2e_check(metric(agent, "kerf_agent_health_report_max_seconds") > 0 &&
@@ -494,6 +628,7 @@ int main(int argc, char **argv)
 
 		memset(&none, 0, sizeof(none));
 		dp_dir = NULL;
+		mps_root = NULL;
 		agent2 = start_agent("kerf-e2e-agent-2", &none,
 				     "libnvidia-ml.so.1: cannot open shared object file");
 		e2e_check(agent2 && e2e_run_until(cond_is, &(struct want_cond){ "kerf-e2e-agent-2",
@@ -510,6 +645,14 @@ out:
 	agent = NULL;
 	kerf_nvml_close(&nv);
 	unlink(events_path);
+	if (strcmp(mps_tmp, "/tmp/kerf-e2e-mps.XXXXXX") ||
+	    strcmp(proc_tmp, "/tmp/kerf-e2e-proc.XXXXXX")) {
+		char rmm[256];
+
+		snprintf(rmm, sizeof(rmm), "rm -rf '%s' '%s'", mps_tmp, proc_tmp);
+		if (system(rmm) != 0)
+			printf("# could not remove %s\n", mps_tmp);
+	}
 #ifdef KERF_E2E_DP
 	char rm[128];
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", dp_tmp);
