@@ -96,8 +96,9 @@ static void test_rbac(void **state)
 		"events.k8s.io|events||create\n"
 		"|events||create\n"
 		"|nodes/status||patch\n"
-		"|nodes||get\n|nodes||patch\n"
-		"|pods||get\n|pods||list\n|pods||watch\n";
+		"|nodes||get\n|nodes||list\n|nodes||patch\n|nodes||watch\n"
+		"|pods/eviction||create\n"
+		"|pods||get\n|pods||list\n|pods||patch\n|pods||watch\n";
 	const struct kerf_yaml_node *crb = find_kind("ClusterRoleBinding", "kerf-agent");
 	const struct kerf_yaml_node *s = yget(crb, "subjects");
 	char got[1024];
@@ -573,9 +574,52 @@ static void test_admission_policy(void **state)
 			     "namespace"), "kerf-agent"));
 }
 
+/* The pods policy: the agent's pod writes only to pods on its Node, only
+   kerf.io/results-untrusted. */
+static void test_admission_policy_pods(void **state)
+{
+	const struct kerf_yaml_node *vap = find_kind("ValidatingAdmissionPolicy",
+						     "kerf-agent-own-pods");
+	const struct kerf_yaml_node *spec = yget(vap, "spec");
+	const struct kerf_yaml_node *rules = yget(yget(spec, "matchConstraints"), "resourceRules");
+	const struct kerf_yaml_node *vars = yget(spec, "variables");
+	const struct kerf_yaml_node *vals = yget(spec, "validations");
+	const struct kerf_yaml_node *mc = yget(spec, "matchConditions");
+	const struct kerf_yaml_node *bind = find_kind("ValidatingAdmissionPolicyBinding",
+						      "kerf-agent-own-pods");
+	char msg[256];
+	const char *e;
+
+	(void)state;
+	assert_true(yis(yget(spec, "failurePolicy"), "Fail"));
+	assert_true(rules && rules->nr == 1);
+	assert_true(yseq_has(yget(rules->items[0], "resources"), "pods"));
+	assert_true(yseq_has(yget(rules->items[0], "operations"), "UPDATE"));
+	assert_true(mc && mc->nr == 1);
+	assert_string_equal(ytext(yget(mc->items[0], "expression")),
+			    "request.userInfo.username == '" AGENT_USER "'");
+	assert_true(yis(yget(yget(bind, "spec"), "policyName"), "kerf-agent-own-pods"));
+	assert_true(yseq_has(yget(yget(bind, "spec"), "validationActions"), "Deny"));
+	for (size_t i = 0; vals && i < vals->nr; i++) {
+		const char *x = ytext(yget(vals->items[i], "expression"));
+
+		assert_non_null(x);
+		if (vap_cel_check(x, vars, msg, sizeof(msg)))
+			fail_msg("%s: %s", x, msg);
+	}
+	e = expr_with(vals, "object.spec.nodeName == variables.nodeNames[0]");
+	assert_non_null(e);
+	e = expr_with(vals, "k == 'kerf.io/results-untrusted'");
+	assert_non_null(e);
+	assert_non_null(strstr(e, "variables.oldAnnotations.all("));
+	e = expr_with(vals, "object.spec == oldObject.spec");
+	assert_non_null(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_admission_policy_pods),
 		cmocka_unit_test(test_kustomization),
 		cmocka_unit_test(test_namespace),
 		cmocka_unit_test(test_rbac),
