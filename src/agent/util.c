@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/parse.h"
 
 void kerf_util_add(struct kerf_util_window *w, unsigned gpu, bool has, uint32_t pct)
 {
@@ -36,40 +35,13 @@ void kerf_util_text(const struct kerf_util_window *w, char *out, size_t size)
 	}
 }
 
-int kerf_util_parse(const char *s, int16_t pct[KERF_UTIL_MAX_GPUS])
-{
-	for (unsigned g = 0; g < KERF_UTIL_MAX_GPUS; g++)
-		pct[g] = -1;
-	while (s && *s) {
-		char item[16], *colon;
-		size_t len = strcspn(s, ",");
-		uint64_t gpu, v;
-
-		if (!len || len >= sizeof(item))
-			return -1;
-		memcpy(item, s, len);
-		item[len] = '\0';
-		if (!(colon = strchr(item, ':')))
-			return -1;
-		*colon = '\0';
-		if (kerf_parse_u64(item, &gpu) < 0 || gpu >= KERF_UTIL_MAX_GPUS ||
-		    kerf_parse_u64(colon + 1, &v) < 0 || v > 100 || pct[gpu] >= 0)
-			return -1;
-		pct[gpu] = (int16_t)v;
-		s += len;
-		if (*s == ',' && !*++s)
-			return -1;
-	}
-	return 0;
-}
-
 bool kerf_util_changed(const char *have, const char *text)
 {
-	int16_t a[KERF_UTIL_MAX_GPUS], b[KERF_UTIL_MAX_GPUS];
+	int8_t a[KERF_UTIL_MAX_GPUS], b[KERF_UTIL_MAX_GPUS];
 
 	if (!have)
 		return text[0] != '\0';
-	if (kerf_util_parse(have, a) < 0 || kerf_util_parse(text, b) < 0)
+	if (kerf_gpu_util_parse(have, a, NULL) < 0 || kerf_gpu_util_parse(text, b, NULL) < 0)
 		return true;
 	for (unsigned g = 0; g < KERF_UTIL_MAX_GPUS; g++)
 		if ((a[g] < 0) != (b[g] < 0) || abs(a[g] - b[g]) >= KERF_UTIL_MOVE_PCT)

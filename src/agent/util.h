@@ -9,7 +9,8 @@
  * (a GPU without a sample in the window is left out).  It is written again
  * only when some GPU moved by 5 points or more, or one appeared or
  * disappeared: a few writes an hour on a steady node.  kerf serve maps the
- * GPUs to the pods holding them (kerf.io/assigned-gpus).
+ * GPUs to the pods holding them (kerf.io/assigned-gpus).  The grammar and
+ * its one reader are kobj/gpu_util.h's.
  */
 #ifndef KERF_AGENT_UTIL_H
 #define KERF_AGENT_UTIL_H
@@ -18,11 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KERF_ANN_GPU_UTILIZATION "kerf.io/gpu-utilization"
+#include "kobj/gpu_util.h"
+#include "kobj/names.h"
 
 enum {
 	KERF_UTIL_SAMPLES = 30,
-	KERF_UTIL_MAX_GPUS = 64,
+	KERF_UTIL_MAX_GPUS = KERF_GPU_UTIL_MAX_GPUS,
 	KERF_UTIL_MOVE_PCT = 5,
 };
 
@@ -45,9 +47,5 @@ void kerf_util_text(const struct kerf_util_window *w, char *out, size_t size);
  * have that does not parse is replaced.
  */
 bool kerf_util_changed(const char *have, const char *text);
-
-/* Parse the annotation: pct[gpu] = value, -1 where absent.  0, or -1 when
-   it does not read ("GPU:PCT" items, comma separated, PCT 0..100). */
-int kerf_util_parse(const char *s, int16_t pct[KERF_UTIL_MAX_GPUS]);
 
 #endif /* KERF_AGENT_UTIL_H */

@@ -32,6 +32,9 @@
 #define KERF_ANN_UNHEALTHY_GPUS    "kerf.io/unhealthy-gpus"
 #define KERF_ANN_UNHEALTHY_MIG     "kerf.io/unhealthy-mig"
 #define KERF_ANN_GPU_HEALTH        "kerf.io/gpu-health"
+/* each GPU's mean utilisation over the agent's window (kobj/gpu_util.h):
+   "0:40,1:10,2:0", for idle reclamation */
+#define KERF_ANN_GPU_UTILIZATION   "kerf.io/gpu-utilization"
 
 /* resources */
 #define KERF_RES_GPU               "nvidia.com/gpu"

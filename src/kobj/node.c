@@ -179,6 +179,40 @@ static int read_marks(struct decode *d, const json_t *meta)
 	return 0;
 }
 
+/*
+ * Each GPU's utilisation.  One that does not read gives no value at all
+ * (no sample is ever taken from it) and says why.
+ */
+static int read_util(struct decode *d, const json_t *meta)
+{
+	struct kerf_knode *n = d->n;
+	int8_t pct[KERF_GPU_UTIL_MAX_GPUS];
+	struct kerf_err why = { 0 };
+	const json_t *ann, *v;
+	int rc;
+
+	if ((rc = kerf_json_object(meta, "annotations", "metadata", &ann, d->err)) < 0)
+		return rc;
+	v = kerf_json_get(ann, KERF_ANN_GPU_UTILIZATION);
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		kerf_err_set(&why, -KERF_EPARSE, "annotation %s: expected a string, got %s",
+			     KERF_ANN_GPU_UTILIZATION, kerf_json_type_name(v));
+	else
+		kerf_gpu_util_parse(json_string_value(v), pct, &why);
+	if (why.code) {
+		kerf_strtab_add(&d->st, &n->util_error, why.msg);
+		return 0;
+	}
+	for (unsigned g = 0; g < KERF_GPU_UTIL_MAX_GPUS; g++)
+		if (pct[g] >= 0) {
+			n->util_gpus |= 1ull << g;
+			n->util_pct[g] = (uint8_t)pct[g];
+		}
+	return 0;
+}
+
 static int read_taints(struct decode *d, const json_t *spec)
 {
 	struct kerf_knode *n = d->n;
@@ -262,7 +296,8 @@ static int decode(struct decode *d, const json_t *obj)
 	if ((rc = kerf_json_string(meta, "deletionTimestamp", "metadata", &s, d->err)) < 0)
 		return rc;
 	n->terminating = s != NULL;
-	if ((rc = read_labels(d, meta)) < 0 || (rc = read_marks(d, meta)) < 0)
+	if ((rc = read_labels(d, meta)) < 0 || (rc = read_marks(d, meta)) < 0 ||
+	    (rc = read_util(d, meta)) < 0)
 		return rc;
 	if ((rc = kerf_json_object(obj, "spec", "", &spec, d->err)) < 0 ||
 	    (rc = kerf_json_object(obj, "status", "", &status, d->err)) < 0)
@@ -374,7 +409,7 @@ bool kerf_knode_selected(const struct kerf_knode *n,
 int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
 {
 	struct kerf_knode c = *src;
-	const char **fields[6 + 2 * (KERF_KNODE_MAX_LABELS + KERF_KNODE_MAX_TAINTS)];
+	const char **fields[7 + 2 * (KERF_KNODE_MAX_LABELS + KERF_KNODE_MAX_TAINTS)];
 	size_t nr = 0;
 
 	c.labels = NULL;
@@ -400,6 +435,7 @@ int kerf_knode_clone(struct kerf_knode *dst, const struct kerf_knode *src)
 	fields[nr++] = &c.nvlink_domain;
 	fields[nr++] = &c.invalid;
 	fields[nr++] = &c.marks_error;
+	fields[nr++] = &c.util_error;
 	for (size_t i = 0; i < src->nr_labels; i++) {
 		fields[nr++] = &c.labels[i].key;
 		fields[nr++] = &c.labels[i].value;

@@ -10,7 +10,10 @@
  * GPUs and MIG instances out of service from the annotations
  * kerf.io/unhealthy-gpus and kerf.io/unhealthy-mig (kobj/gpu_marks.h); a
  * value that does not read counts every GPU of the node out of service
- * and says why in marks_error (the node still takes pods without GPUs).  A
+ * and says why in marks_error (the node still takes pods without GPUs).
+ * Each GPU's mean utilisation from kerf.io/gpu-utilization
+ * (kobj/gpu_util.h), for idle reclamation; a value that does not read
+ * gives none and says why in util_error.  A
  * node that is cordoned (spec.unschedulable) or being deleted takes no new
  * pods; one that is not ready carries the node.kubernetes.io/not-ready
  * taint, which keeps pods that do not tolerate it away (as kube-scheduler
@@ -26,6 +29,7 @@
 
 #include "base/err.h"
 #include "kobj/gpu_marks.h"
+#include "kobj/gpu_util.h"
 #include "kobj/pod.h"
 
 enum {
@@ -61,6 +65,9 @@ struct kerf_knode {
 	uint16_t nr_mig_down;
 	struct kerf_mig_mark *mig_down; /* unhealthy-mig, owned */
 	const char *marks_error; /* why a mark did not read; NULL: fine */
+	uint64_t util_gpus;    /* bit g: GPU g has a value in util_pct */
+	uint8_t util_pct[KERF_GPU_UTIL_MAX_GPUS]; /* gpu-utilization, percent */
+	const char *util_error; /* why gpu-utilization did not read; NULL: fine */
 	const char *invalid;   /* why kerf places nothing there; NULL: fine */
 };
 

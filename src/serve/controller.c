@@ -307,6 +307,19 @@ static void tenants_again(struct kerf_controller *c)
 	free(keys);
 }
 
+/* A node's annotation did not read: what follows, and why (NULL: it did). */
+static void note_node(struct kerf_controller *c, const struct kerf_knode *n,
+		      const char *what, const char *why)
+{
+	char msg[KERF_ERR_MSG_MAX + 300], shown[256];
+
+	if (!why)
+		return;
+	snprintf(msg, sizeof(msg), "'%s': %s: %s", kerf_escape(shown, sizeof(shown), n->name),
+		 what, why);
+	note_error(c, "node", msg);
+}
+
 static void node_set(void *arg, const char *key, void *obj)
 {
 	struct kerf_controller *c = arg;
@@ -317,14 +330,9 @@ static void node_set(void *arg, const char *key, void *obj)
 	(void)key;
 	c->dirty = true;
 	/* every GPU of it counts as out of service: say why */
-	if (((const struct kerf_knode *)obj)->marks_error) {
-		const struct kerf_knode *n = obj;
-		char msg[KERF_ERR_MSG_MAX + 300], shown[256];
-
-		snprintf(msg, sizeof(msg), "'%s': every GPU out of service: %s",
-			 kerf_escape(shown, sizeof(shown), n->name), n->marks_error);
-		note_error(c, "node", msg);
-	}
+	note_node(c, obj, "every GPU out of service", ((const struct kerf_knode *)obj)->marks_error);
+	/* no idle samples from it: say why */
+	note_node(c, obj, "no idle samples", ((const struct kerf_knode *)obj)->util_error);
 	if (kerf_knode_clone(&copy, obj) < 0 ||
 	    kerf_world_node_set(c->w, &copy, c->now_ms, &err) < 0) {
 		c->st.world_errors++;

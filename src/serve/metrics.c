@@ -219,6 +219,8 @@ int kerf_metrics_text(const struct kerf_controller *c,
 	ONE("counter", "kerf_gangs_partly_bound_total", "Gangs found partly bound (kerf stopped between their bindings).", w->nr_partial);
 	ONE("counter", "kerf_gang_plans_finished_total", "Partly bound gangs finished from their plan.", w->nr_plans_finished);
 	ONE("counter", "kerf_gang_plans_undone_total", "Partly bound gangs whose bound pods were evicted: their plan could not be carried out.", w->nr_plans_undone);
+	ONE("counter", "kerf_idle_samples_total", "Idle samples of running workloads from their nodes' kerf.io/gpu-utilization.", w->nr_util_samples);
+	ONE("counter", "kerf_gpu_utilization_unreadable_total", "Node updates whose kerf.io/gpu-utilization did not read (no samples taken from them).", w->nr_util_unreadable);
 	ONE("counter", "kerf_binds_retried_total", "Bindings sent again because the pod stayed unbound after a 409 or a failure.", s->binds_retried);
 	ONE("counter", "kerf_binds_given_up_total", "Workloads placed anew because their binding kept failing.", s->binds_given_up);
 	ONE("counter", "kerf_pending_told_total", "PodScheduled=False conditions sent.", s->pending_sent);

@@ -105,6 +105,8 @@ struct kerf_world_stats {
 	uint64_t nr_plans_finished;     /* ... adopted whole from their plan */
 	uint64_t nr_plans_undone;       /* ... whose bound pods were evicted */
 	uint64_t nr_unplaced;           /* placements whose plan failed */
+	uint64_t nr_util_samples;       /* idle samples from gpu-utilization */
+	uint64_t nr_util_unreadable;    /* node values that did not read */
 };
 
 struct kerf_world;

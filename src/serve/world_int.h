@@ -287,6 +287,17 @@ int kerf_world_tenant_of(const struct kerf_world *w, const char *ns, char *why,
 int kerf_world_sync(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 		    struct kerf_err *err);
 
+/* --- world_util.c -------------------------------------------------------- */
+
+/*
+ * Idle samples from the nodes' kerf.io/gpu-utilization: of running
+ * workload g, of every running workload with a pod on node n, of every
+ * running workload.
+ */
+void kerf_world_util_group(struct kerf_world *w, const struct wgroup *g, int64_t now_ms);
+void kerf_world_util_node(struct kerf_world *w, const struct wnode *n, int64_t now_ms);
+void kerf_world_util_all(struct kerf_world *w, int64_t now_ms);
+
 /* --- world.c ------------------------------------------------------------ */
 
 /*

@@ -289,6 +289,9 @@ int kerf_world_node_set(struct kerf_world *w, struct kerf_knode *n,
 	/* pods bound to it may be counted now */
 	if (rc == 0 && fresh)
 		rc = kerf_world_sync_all(w, false, true, now_ms, err);
+	/* what runs there: idle samples from its GPUs' utilisation */
+	if (rc == 0)
+		kerf_world_util_node(w, x, now_ms);
 	return rc;
 }
 
@@ -377,11 +380,18 @@ int kerf_world_namespace_delete(struct kerf_world *w, const char *ns,
 	return kerf_world_update_pods(w, ns, w->now_ms, err);
 }
 
+static bool same_idle(const struct kerf_idle_policy *a, const struct kerf_idle_policy *b)
+{
+	return a->action == b->action && a->below_pct == b->below_pct &&
+	       a->after_ms == b->after_ms && a->exempt_classes == b->exempt_classes;
+}
+
 int kerf_world_tenant_set(struct kerf_world *w,
 			  const struct kerf_tenant_spec *spec,
 			  const char *parent_name, struct kerf_err *err)
 {
 	struct kerf_tenant_spec s;
+	struct kerf_idle_policy before;
 	int parent = KERF_TENANT_ROOT, t, rc;
 	char shown[80];
 
@@ -397,6 +407,7 @@ int kerf_world_tenant_set(struct kerf_world *w,
 	}
 	s = *spec;
 	s.parent = parent;
+	before = (struct kerf_idle_policy){ .action = KERF_IDLE_NONE };
 	/* dimensions of models not seen yet: the core's defaults */
 	for (int i = w->st.tenants.nr_res; i < KERF_MAX_RES; i++) {
 		s.quota.nominal.v[i] = 0;
@@ -410,10 +421,16 @@ int kerf_world_tenant_set(struct kerf_world *w,
 				    kerf_escape(shown, sizeof(shown), spec->name),
 				    w->st.tenants.t[w->st.tenants.t[t].parent].name,
 				    w->st.tenants.t[parent].name);
+	if (t >= 0)
+		before = w->st.tenants.t[t].idle;
 	rc = t >= 0 ? kerf_state_tenant_update(&w->st, t, &s, err)
 		    : kerf_state_tenant_add(&w->st, &s, err);
 	if (rc < 0)
 		return rc;
+	/* a new idle policy: what runs is judged by it from now on */
+	t = kerf_tenants_find(&w->st.tenants, spec->name);
+	if (t >= 0 && !same_idle(&before, &w->st.tenants.t[t].idle))
+		kerf_world_util_all(w, w->now_ms);
 	/* pods of namespaces that joined it (or its parent) may be placed now */
 	return kerf_world_update_pods(w, NULL, w->now_ms, err);
 }

@@ -327,6 +327,7 @@ static int adopt(struct kerf_world *w, struct wgroup *g, struct wpod **v,
 		w->stats.nr_adopted++;
 	if (running && kerf_state_started(&w->st, g->id, now_ms, NULL) == 0)
 		g->started = true;
+	kerf_world_util_group(w, g, now_ms);
 	/* being deleted already (evicted before a restart): it only leaves */
 	for (size_t k = 0; k < nr; k++)
 		terminating_all &= v[k]->p->terminating;
@@ -634,8 +635,11 @@ static int sync_group(struct kerf_world *w, struct wgroup *g, int64_t now_ms,
 				return rc;
 		} else {
 			if (!g->started && phase_running &&
-			    kerf_state_started(&w->st, g->id, now_ms, NULL) == 0)
+			    kerf_state_started(&w->st, g->id, now_ms, NULL) == 0) {
 				g->started = true;
+				/* on GPUs whose node has values already */
+				kerf_world_util_group(w, g, now_ms);
+			}
 			for (size_t i = 0; i < g->nr_m; i++) {
 				struct wpod *x = g->m[i];
 

@@ -53,16 +53,16 @@ static void test_parse(void **state)
 {
 	static const char *const bad[] = { "0", "0:", ":1", "0:101", "64:1", "0:1,", "0:1,0:2",
 					   "0:x", "0:-1", "0:1;1:2" };
-	int16_t pct[KERF_UTIL_MAX_GPUS];
+	int8_t pct[KERF_UTIL_MAX_GPUS];
 
 	(void)state;
-	assert_int_equal(kerf_util_parse("0:40,7:0", pct), 0);
+	assert_int_equal(kerf_gpu_util_parse("0:40,7:0", pct, NULL), 0);
 	assert_int_equal(pct[0], 40);
 	assert_int_equal(pct[7], 0);
 	assert_int_equal(pct[1], -1);
-	assert_int_equal(kerf_util_parse("", pct), 0);
+	assert_int_equal(kerf_gpu_util_parse("", pct, NULL), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		assert_int_equal(kerf_util_parse(bad[i], pct), -1);
+		assert_int_equal(kerf_gpu_util_parse(bad[i], pct, NULL), -KERF_EPARSE);
 }
 
 int main(void)

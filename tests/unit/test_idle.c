@@ -78,6 +78,13 @@ static void test_sample_starts_and_clears_stretch(void **state)
 	assert_false(fx_wl(&f, w)->idle_notified);
 	kerf_idle_sample(&f.st, w, 9, 400);
 	assert_int_equal(fx_wl(&f, w)->idle_since_ms, 400);
+	/* no reading (the source did not read): the stretch ends, never idle */
+	kerf_idle_sample(&f.st, w, -1, 450);
+	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
+	kerf_idle_sample(&f.st, w, -1, 460);
+	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
+	kerf_idle_sample(&f.st, w, 9, 500);
+	assert_int_equal(fx_wl(&f, w)->idle_since_ms, 500);
 	/* no policy for team-b: recorded, never idle */
 	kerf_idle_sample(&f.st, wb, 0, 100);
 	assert_int_equal(fx_wl(&f, wb)->util_pct, 0);
