@@ -22,7 +22,8 @@ void kerf_idle_sample(struct kerf_state *st, uint32_t id, int32_t util_pct,
 	if (!w || w->state != KERF_WL_RUNNING)
 		return;
 	p = kerf_idle_policy_of(st, w->tenant);
-	w->util_pct = util_pct;
+	if (util_pct >= 0)
+		w->util_pct = util_pct;
 	if (p->action != KERF_IDLE_NONE && util_pct >= 0 && util_pct < p->below_pct) {
 		if (w->idle_since_ms < 0)
 			w->idle_since_ms = now_ms;

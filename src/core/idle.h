@@ -25,7 +25,8 @@ const struct kerf_idle_policy *kerf_idle_policy_of(const struct kerf_state *st,
 /*
  * A utilisation sample (percent) of a running workload.  util_pct < 0: no
  * reading could be had (the source did not read): the idle stretch, if
- * any, ends, as a busy sample would end it; an unknown is never idle.
+ * any, ends, as a busy sample would end it (an unknown is never idle);
+ * the last sample is kept.
  */
 void kerf_idle_sample(struct kerf_state *st, uint32_t id, int32_t util_pct,
 		      int64_t now_ms);

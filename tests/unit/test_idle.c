@@ -81,6 +81,7 @@ static void test_sample_starts_and_clears_stretch(void **state)
 	/* no reading (the source did not read): the stretch ends, never idle */
 	kerf_idle_sample(&f.st, w, -1, 450);
 	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
+	assert_int_equal(fx_wl(&f, w)->util_pct, 9);
 	kerf_idle_sample(&f.st, w, -1, 460);
 	assert_int_equal(fx_wl(&f, w)->idle_since_ms, -1);
 	kerf_idle_sample(&f.st, w, 9, 500);

@@ -7,6 +7,8 @@
  * naming the annotation and what is wrong.  On a Node, a mark that does not
  * read counts every GPU out of service (never one back in) and says why in
  * marks_error, without making the node invalid; a clone keeps the marks.
+ * kerf.io/gpu-utilization (kobj/gpu_util.h) gives each GPU's percent; one
+ * that does not read gives no value at all and says why in util_error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include "kobj/gpu_marks.h"
+#include "kobj/gpu_util.h"
 #include "kobj/node.h"
 
 static void gpus_ok(const char *s, uint16_t want)
@@ -190,6 +193,84 @@ static void test_node_marks_unreadable(void **state)
 	kerf_knode_release(&n);
 }
 
+static void test_parse_util(void **state)
+{
+	static const struct {
+		const char *s, *part;
+	} bad[] = {
+		{ "0", "item '0': expected GPU:PCT" },
+		{ "0:", "item '0:': the percent is not 0..100" },
+		{ ":1", "item ':1': the GPU is not an index 0..63" },
+		{ "0:101", "item '0:101': the percent is not 0..100" },
+		{ "64:1", "item '64:1': the GPU is not an index 0..63" },
+		{ "0:1,", "a comma ends the value" },
+		{ ",0:1", "empty (expected GPU:PCT)" },
+		{ "0:1,0:2", "item '0:2': the GPU appears twice" },
+		{ "0:-1", "the percent is not 0..100" },
+		{ "0: 1", "the percent is not 0..100" },
+		{ "0:1;1:2", "item '0:1;1:2'" },
+		{ "0:100000000000000000000", "an item is longer than GPU:PCT can be" },
+	};
+	int8_t pct[KERF_GPU_UTIL_MAX_GPUS];
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(kerf_gpu_util_parse("0:40,63:100,7:0", pct, &err), 0);
+	assert_int_equal(pct[0], 40);
+	assert_int_equal(pct[7], 0);
+	assert_int_equal(pct[63], 100);
+	assert_int_equal(pct[1], -1);
+	assert_int_equal(kerf_gpu_util_parse("", pct, &err), 0);
+	assert_int_equal(pct[0], -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct kerf_err e = { 0 };
+
+		assert_int_equal(kerf_gpu_util_parse(bad[i].s, pct, &e), -KERF_EPARSE);
+		assert_int_equal(pct[0], -1);           /* no value survives */
+		if (!strstr(e.msg, bad[i].part) ||
+		    !strstr(e.msg, "annotation kerf.io/gpu-utilization '"))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].s, e.msg, bad[i].part);
+	}
+}
+
+static void test_node_util(void **state)
+{
+	struct kerf_knode n, c;
+
+	(void)state;
+	decode("", &n);
+	assert_int_equal(n.util_gpus, 0);
+	assert_null(n.util_error);
+	kerf_knode_release(&n);
+	decode("\"kerf.io/gpu-utilization\":\"0:40,1:10,3:0\"", &n);
+	assert_int_equal(n.util_gpus, 0xb);
+	assert_int_equal(n.util_pct[0], 40);
+	assert_int_equal(n.util_pct[1], 10);
+	assert_int_equal(n.util_pct[3], 0);
+	assert_null(n.util_error);
+	assert_int_equal(kerf_knode_clone(&c, &n), 0);
+	kerf_knode_release(&n);
+	assert_int_equal(c.util_gpus, 0xb);
+	assert_int_equal(c.util_pct[0], 40);
+	kerf_knode_release(&c);
+	/* unreadable: no value at all, told why; the node is otherwise fine */
+	decode("\"kerf.io/gpu-utilization\":\"0:40,1:x\"", &n);
+	assert_int_equal(n.util_gpus, 0);
+	assert_string_equal(n.util_error,
+			    "annotation kerf.io/gpu-utilization '0:40,1:x': item '1:x': the percent is not 0..100");
+	assert_null(n.invalid);
+	assert_null(n.marks_error);
+	assert_int_equal(kerf_knode_clone(&c, &n), 0);
+	kerf_knode_release(&n);
+	assert_non_null(strstr(c.util_error, "item '1:x'"));
+	kerf_knode_release(&c);
+	decode("\"kerf.io/gpu-utilization\":[1]", &n);
+	assert_int_equal(n.util_gpus, 0);
+	assert_string_equal(n.util_error,
+			    "annotation kerf.io/gpu-utilization: expected a string, got an array");
+	kerf_knode_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +278,8 @@ int main(void)
 		cmocka_unit_test(test_parse_mig),
 		cmocka_unit_test(test_node_marks),
 		cmocka_unit_test(test_node_marks_unreadable),
+		cmocka_unit_test(test_parse_util),
+		cmocka_unit_test(test_node_util),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1324,6 +1324,131 @@ static void test_gpus_down(void **state)
 	kerf_world_free(w);
 }
 
+/* The core's record of the workload of pod ns/name. */
+static const struct kerf_workload *wl_of(const struct kerf_world *w, const char *ns,
+					 const char *name)
+{
+	const char *key = kerf_world_pod_workload(w, ns, name);
+
+	assert_non_null(key);
+	return kerf_state_find_key(kerf_world_state(w), key);
+}
+
+/*
+ * Idle samples from the node agent's kerf.io/gpu-utilization: a pod that
+ * starts on a node with values is sampled with the mean of its GPUs'; an
+ * update samples what runs there; a value that does not read gives no
+ * sample and ends the idle stretch; a fraction pod and a GPU without a
+ * value give none; an idle pod of a tenant with CheckpointEvict is asked
+ * to leave after the policy's time, the busy one is not.
+ */
+static void test_gpu_utilization(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_err err = { 0 };
+	struct kerf_actions a;
+	struct kerf_tenant_spec t = { .name = "team-a", .weight = 1 };
+	struct ps idle = pod("a", "idle", 1), busy = pod("a", "busy", 1);
+	struct ps two = pod("a", "two", 2), frac = pod("a", "frac", 0);
+	const char *ann = "\"kerf.io/gpu-utilization\":\"0:0,1:90,2:10,3:31\"";
+	const struct kerf_action *pre;
+
+	(void)state;
+	kerf_actions_init(&a);
+	kerf_quota_default(&t.quota);
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		t.budget_model_weight_pct[m] = 100;
+	t.idle = (struct kerf_idle_policy){ .action = KERF_IDLE_CHECKPOINT_EVICT,
+					    .below_pct = 5, .after_ms = 60000 };
+	assert_int_equal(kerf_world_tenant_set(w, &t, NULL, &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	node_set_ann(w, "g", 4, NULL, ann, NULL, T0);
+	/* GPU 0 has no value on h */
+	node_set_ann(w, "h", 1, NULL, "\"kerf.io/gpu-utilization\":\"1:0\"", NULL, T0);
+	pod_set(w, &idle, T0);
+	bound_to(w, &a, &idle, "0", T0 + 1000);
+	pod_set(w, &busy, T0);
+	bound_to(w, &a, &busy, "1", T0 + 2000);
+	pod_set(w, &two, T0);
+	bound_to(w, &a, &two, "2,3", T0 + 3000);
+	frac.milli = 500;
+	pod_set(w, &frac, T0);
+	bound_to(w, &a, &frac, "0", T0 + 4000);
+	assert_string_equal(find(&a, KERF_ACT_BIND, "frac")->node, "h");
+	/* bound, not started: no sample yet */
+	assert_int_equal(wl_of(w, "a", "idle")->util_pct, 100);
+	assert_int_equal(kerf_world_stats(w)->nr_util_samples, 0);
+	idle.phase = busy.phase = two.phase = frac.phase = "Running";
+	pod_set(w, &idle, T0 + 10000);
+	pod_set(w, &busy, T0 + 10000);
+	pod_set(w, &two, T0 + 10000);
+	pod_set(w, &frac, T0 + 10000);
+	assert_int_equal(wl_of(w, "a", "idle")->util_pct, 0);
+	assert_int_equal(wl_of(w, "a", "idle")->idle_since_ms, T0 + 10000);
+	assert_int_equal(wl_of(w, "a", "busy")->util_pct, 90);
+	assert_int_equal(wl_of(w, "a", "busy")->idle_since_ms, -1);
+	assert_int_equal(wl_of(w, "a", "two")->util_pct, 21);      /* (10 + 31) / 2 */
+	assert_int_equal(wl_of(w, "a", "frac")->util_pct, 100);    /* a share: none */
+	assert_int_equal(wl_of(w, "a", "frac")->idle_since_ms, -1);
+	assert_int_equal(kerf_world_stats(w)->nr_util_samples, 3);
+	/* a value that does not read: no sample, the idle stretch ends */
+	node_set_ann(w, "g", 4, NULL, "\"kerf.io/gpu-utilization\":\"0:0,1:x\"", NULL,
+		     T0 + 20000);
+	assert_int_equal(kerf_world_stats(w)->nr_util_unreadable, 1);
+	assert_int_equal(kerf_world_stats(w)->nr_util_samples, 3);
+	assert_int_equal(wl_of(w, "a", "idle")->idle_since_ms, -1);
+	cycle(w, T0 + 200000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	/* readable again: the stretch starts anew; GPU 2 and 3 without a
+	   value: "two" keeps its last sample */
+	node_set_ann(w, "g", 4, NULL, "\"kerf.io/gpu-utilization\":\"0:0,1:90\"", NULL,
+		     T0 + 300000);
+	assert_int_equal(wl_of(w, "a", "idle")->idle_since_ms, T0 + 300000);
+	assert_int_equal(wl_of(w, "a", "two")->util_pct, 21);
+	cycle(w, T0 + 330000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 0);
+	/* the policy's time: the idle pod is asked to checkpoint, no other */
+	cycle(w, T0 + 360000, &a);
+	assert_int_equal(count(&a, KERF_ACT_PREEMPT, NULL), 1);
+	pre = find(&a, KERF_ACT_PREEMPT, "idle");
+	assert_non_null(pre);
+	assert_true(pre->at_ms > T0 + 360000);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
+/* A tenant that takes an idle policy later judges what runs from then. */
+static void test_gpu_utilization_policy_later(void **state)
+{
+	struct kerf_world *w = world();
+	struct kerf_err err = { 0 };
+	struct kerf_actions a;
+	struct kerf_tenant_spec t = { .name = "team-a", .weight = 1 };
+	struct ps p = pod("a", "p", 1);
+
+	(void)state;
+	kerf_actions_init(&a);
+	kerf_quota_default(&t.quota);
+	for (int m = 0; m < KERF_MAX_MODELS; m++)
+		t.budget_model_weight_pct[m] = 100;
+	assert_int_equal(kerf_world_tenant_set(w, &t, NULL, &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	node_set_ann(w, "g", 1, NULL, "\"kerf.io/gpu-utilization\":\"0:0\"", NULL, T0);
+	pod_set(w, &p, T0);
+	bound_to(w, &a, &p, "0", T0 + 1000);
+	p.phase = "Running";
+	pod_set(w, &p, T0 + 2000);
+	assert_int_equal(wl_of(w, "a", "p")->util_pct, 0);
+	assert_int_equal(wl_of(w, "a", "p")->idle_since_ms, -1);   /* no policy */
+	t.idle = (struct kerf_idle_policy){ .action = KERF_IDLE_NOTIFY, .below_pct = 5,
+					    .after_ms = 1000 };
+	node_set_ann(w, "other", 0, NULL, NULL, NULL, T0 + 5000);  /* the world's clock */
+	assert_int_equal(kerf_world_tenant_set(w, &t, NULL, &err), 0);
+	assert_int_equal(wl_of(w, "a", "p")->idle_since_ms, T0 + 5000);
+	kerf_actions_release(&a);
+	kerf_world_free(w);
+}
+
 static void pool(struct kerf_world *w, const char *name, const char *sel_key,
 		 const char *sel_value, int64_t now)
 {
@@ -1462,6 +1587,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpupool_flavors),
 		cmocka_unit_test(test_gpus_down),
+		cmocka_unit_test(test_gpu_utilization),
+		cmocka_unit_test(test_gpu_utilization_policy_later),
 		cmocka_unit_test(test_gpupool_sharing),
 		cmocka_unit_test(test_actions_clear),
 		cmocka_unit_test(test_single),
