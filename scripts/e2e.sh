@@ -3,7 +3,8 @@
 # against kerf's in-process test API server over TLS; with
 # KERF_E2E_KUBECONFIG=FILE against that cluster (it installs the Tenant
 # CRD, works in namespaces and nodes named kerf-e2e-*, removes them).
-# Then GPUs out of service (tests/e2e/e2e_gpu_down.c), the admission
+# Then GPUs out of service (tests/e2e/e2e_gpu_down.c), idle reclamation
+# from the nodes' GPU utilisation (tests/e2e/e2e_idle.c), the admission
 # webhook's suite (tests/e2e/e2e_webhook.c) and the node agent's
 # (tests/e2e/e2e_agent.c, on the fake NVML).
 # Each ends with "N passed, N failed"; exits non-zero on any failure.
@@ -12,12 +13,14 @@ cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
 fi
-ninja -C build tests/e2e/e2e_serve tests/e2e/e2e_gpu_down tests/e2e/e2e_webhook \
+ninja -C build tests/e2e/e2e_serve tests/e2e/e2e_gpu_down tests/e2e/e2e_idle \
+	tests/e2e/e2e_webhook \
 	tests/agent/e2e_agent tests/fakenvml/libnvidia-ml.so.1 \
 	tests/agent/nvidia-cuda-mps-control kerf >/dev/null
 rc=0
 build/tests/e2e/e2e_serve tests/unit/kube_certs.sh || rc=1
 build/tests/e2e/e2e_gpu_down tests/unit/kube_certs.sh || rc=1
+build/tests/e2e/e2e_idle tests/unit/kube_certs.sh || rc=1
 # the admission webhook through the API server (against a real cluster
 # the API server must reach 127.0.0.1 of this machine)
 build/tests/e2e/e2e_webhook tests/unit/kube_certs.sh || rc=1
