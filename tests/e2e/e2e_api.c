@@ -184,6 +184,21 @@ long e2e_pod(const char *ns, const char *name, const char *gang, int size,
 			name, meta, spec, scheduler, gpus);
 }
 
+void e2e_pod_annotation(const char *ns, const char *name, const char *key,
+			char *out, size_t size)
+{
+	char path[256];
+	json_t *p = NULL;
+	const char *v = NULL;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+	if (e2e_api("GET", path, NULL, NULL, &p) == 200)
+		v = json_string_value(json_object_get(json_object_get(json_object_get(p, "metadata"),
+								       "annotations"), key));
+	snprintf(out, size, "%s", v ? v : "");
+	json_decref(p);
+}
+
 void e2e_pod_state(const char *ns, const char *name, char *node, size_t n,
 		   char *msg, size_t m)
 {

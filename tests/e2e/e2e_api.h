@@ -72,6 +72,10 @@ long e2e_pod(const char *ns, const char *name, const char *gang, int size,
 void e2e_pod_state(const char *ns, const char *name, char *node, size_t n,
 		   char *msg, size_t m);
 
+/* Annotation key of pod ns/name into out ("" when none or no such pod). */
+void e2e_pod_annotation(const char *ns, const char *name, const char *key,
+			char *out, size_t size);
+
 /* How many of pods PREFIX-0 .. PREFIX-(n-1) are bound. */
 int e2e_count_bound(const char *ns, const char *prefix, int n);
 

@@ -37,17 +37,7 @@ static bool told_down(void *arg)
 /* kerf.io/assigned-gpus of pod name into out ("" when none). */
 static void assigned(const char *name, char *out, size_t size)
 {
-	char path[256];
-	json_t *p = NULL;
-	const char *v = NULL;
-
-	snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s", name);
-	if (e2e_api("GET", path, NULL, NULL, &p) == 200)
-		v = json_string_value(json_object_get(json_object_get(json_object_get(p, "metadata"),
-								       "annotations"),
-						      "kerf.io/assigned-gpus"));
-	snprintf(out, size, "%s", v ? v : "");
-	json_decref(p);
+	e2e_pod_annotation(NS, name, "kerf.io/assigned-gpus", out, size);
 }
 
 /* The pod of down-0, down-1 bound (and its GPUs) and the other. */
@@ -112,13 +102,5 @@ int main(int argc, char **argv)
 	assigned(other, gpus, sizeof(gpus));
 	e2e_check(!strcmp(node, NODE) && !strcmp(gpus, "0"), "the mark removed: the waiting pod is bound to GPU 0");
 	printf("# %s on GPUs '%s'\n", other, gpus);
-	if (kerf_controller_stats(e2e.ctl)->last_error[0])
-		printf("# last error: %s\n", kerf_controller_stats(e2e.ctl)->last_error);
-	e2e_controller_stop();
-
-	e2e_api("DELETE", "/api/v1/namespaces/" NS, NULL, NULL, NULL);
-	e2e_api("DELETE", "/api/v1/nodes/" NODE, NULL, NULL, NULL);
-	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/tenants/" NS, NULL, NULL, NULL);
-	e2e_teardown();
-	return e2e_done();
+	return e2e_finish(NS, NODE, NS);
 }

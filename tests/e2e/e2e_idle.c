@@ -31,16 +31,7 @@ static bool all_bound(void *arg)
 /* Annotation key of pod name into out ("" when none or gone). */
 static void pod_ann(const char *name, const char *key, char *out, size_t size)
 {
-	char path[256];
-	json_t *p = NULL;
-	const char *v = NULL;
-
-	snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s", name);
-	if (e2e_api("GET", path, NULL, NULL, &p) == 200)
-		v = json_string_value(json_object_get(json_object_get(json_object_get(p, "metadata"),
-								       "annotations"), key));
-	snprintf(out, size, "%s", v ? v : "");
-	json_decref(p);
+	e2e_pod_annotation(NS, name, key, out, size);
 }
 
 static bool asked(void *arg)
@@ -108,13 +99,5 @@ int main(int argc, char **argv)
 	e2e_check(kerf_controller_world(e2e.ctl) &&
 		  kerf_world_stats(kerf_controller_world(e2e.ctl))->nr_util_samples >= 2,
 		  "kerf serve took samples of both");
-	if (kerf_controller_stats(e2e.ctl)->last_error[0])
-		printf("# last error: %s\n", kerf_controller_stats(e2e.ctl)->last_error);
-	e2e_controller_stop();
-
-	e2e_api("DELETE", "/api/v1/namespaces/" NS, NULL, NULL, NULL);
-	e2e_api("DELETE", "/api/v1/nodes/" NODE, NULL, NULL, NULL);
-	e2e_api("DELETE", "/apis/kerf.io/v1alpha1/tenants/" NS, NULL, NULL, NULL);
-	e2e_teardown();
-	return e2e_done();
+	return e2e_finish(NS, NODE, NS);
 }

@@ -137,3 +137,26 @@ void e2e_teardown(void)
 	kerf_testapi_stop(e2e.ta);
 	e2e.ta = NULL;
 }
+
+int e2e_finish(const char *ns, const char *node, const char *tenant)
+{
+	char path[320];
+
+	if (e2e.ctl && kerf_controller_stats(e2e.ctl)->last_error[0])
+		printf("# last error: %s\n", kerf_controller_stats(e2e.ctl)->last_error);
+	e2e_controller_stop();
+	if (ns) {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
+		e2e_api("DELETE", path, NULL, NULL, NULL);
+	}
+	if (node) {
+		snprintf(path, sizeof(path), "/api/v1/nodes/%s", node);
+		e2e_api("DELETE", path, NULL, NULL, NULL);
+	}
+	if (tenant) {
+		snprintf(path, sizeof(path), "/apis/kerf.io/v1alpha1/tenants/%s", tenant);
+		e2e_api("DELETE", path, NULL, NULL, NULL);
+	}
+	e2e_teardown();
+	return e2e_done();
+}

@@ -42,4 +42,11 @@ bool e2e_run_until(bool (*cond)(void *), void *arg, int64_t timeout_ms);
 bool e2e_controller_start(const struct kerf_kube_ops *ops);
 void e2e_controller_stop(void);
 
+/*
+ * The end of a suite: kerf serve's last error shown, kerf serve stopped,
+ * namespace ns, node and tenant (each NULL: none) deleted, the API server
+ * let go; the exit status (e2e_done).
+ */
+int e2e_finish(const char *ns, const char *node, const char *tenant);
+
 #endif /* KERF_TESTS_E2E_LIB_H */
