@@ -331,6 +331,22 @@ static json_t *down_json(const struct kerf_node *n, int *rc)
 	return a;
 }
 
+/* The agent's utilisation of each GPU with a value: [{gpu, percent}]. */
+static json_t *util_json(const struct wnode *x, int *rc)
+{
+	json_t *a = json_array();
+
+	for (unsigned g = 0; x && g < KERF_GPU_UTIL_MAX_GPUS; g++)
+		if (x->n.util_gpus >> g & 1) {
+			json_t *e = json_object();
+
+			kerf_api_put(e, "gpu", json_integer(g), rc);
+			kerf_api_put(e, "percent", json_integer(x->n.util_pct[g]), rc);
+			kerf_api_push(a, e, rc);
+		}
+	return a;
+}
+
 static json_t *node_json(const struct kerf_world *w, const struct kerf_node *n, int *rc)
 {
 	const struct kerf_cluster *c = &w->st.cluster;
@@ -356,6 +372,8 @@ static json_t *node_json(const struct kerf_world *w, const struct kerf_node *n, 
 	kerf_api_put(o, "mig", mig_json(c, n, rc), rc);
 	kerf_api_put(o, "gpusDown", down_json(n, rc), rc);
 	kerf_api_put(o, "gpuMarksError", kerf_api_str(x ? x->n.marks_error : NULL), rc);
+	kerf_api_put(o, "gpuUtilization", util_json(x, rc), rc);
+	kerf_api_put(o, "gpuUtilizationError", kerf_api_str(x ? x->n.util_error : NULL), rc);
 	return o;
 }
 

@@ -320,7 +320,9 @@ static void test_nodes(void **state)
 	json_decref(l);
 	/* GPUs out of service: by index; a mark that does not read: all, why */
 	add_node_ann(w, "d0", 4, "", "\"kerf.io/unhealthy-gpus\":\"1,3\"", false);
-	add_node_ann(w, "d1", 2, "", "\"kerf.io/unhealthy-gpus\":\"one\"", false);
+	add_node_ann(w, "d1", 2, "", "\"kerf.io/unhealthy-gpus\":\"one\","
+		     "\"kerf.io/gpu-utilization\":\"0:x\"", false);
+	add_node_ann(w, "u0", 2, "", "\"kerf.io/gpu-utilization\":\"1:35\"", false);
 	l = get(w, "GET", "/api/v1/nodes", 200);
 	n0 = item(l, "name", "d0");
 	mig = json_object_get(n0, "gpusDown");
@@ -333,6 +335,16 @@ static void test_nodes(void **state)
 	assert_int_equal(json_array_size(json_object_get(n2, "gpusDown")), 2);
 	assert_non_null(strstr(str(n2, "gpuMarksError"), "kerf.io/unhealthy-gpus 'one'"));
 	assert_true(json_is_true(json_object_get(n2, "usable")));
+	/* the agent's utilisation: by GPU; a value that does not read: why */
+	assert_int_equal(json_array_size(json_object_get(n2, "gpuUtilization")), 0);
+	assert_non_null(strstr(str(n2, "gpuUtilizationError"), "kerf.io/gpu-utilization '0:x'"));
+	assert_true(json_is_null(json_object_get(n0, "gpuUtilizationError")));
+	n0 = item(l, "name", "u0");
+	mig = json_object_get(n0, "gpuUtilization");
+	assert_int_equal(json_array_size(mig), 1);
+	assert_int_equal(num(json_array_get(mig, 0), "gpu"), 1);
+	assert_int_equal(num(json_array_get(mig, 0), "percent"), 35);
+	assert_true(json_is_null(json_object_get(n0, "gpuUtilizationError")));
 	json_decref(l);
 	kerf_world_free(w);
 }
