@@ -115,6 +115,13 @@ static void check_node(const json_t *j)
 		CHECK_MSG(printable(n.marks_error), n.marks_error);
 		CHECK(n.gpus_down == UINT16_MAX && n.nr_mig_down == 0);
 	}
+	/* GPU utilisation: percents; an unreadable value gives none, says why */
+	if (n.util_error) {
+		CHECK_MSG(printable(n.util_error), n.util_error);
+		CHECK(n.util_gpus == 0);
+	}
+	for (unsigned g = 0; g < KERF_GPU_UTIL_MAX_GPUS; g++)
+		CHECK(n.util_pct[g] <= 100 && ((n.util_gpus >> g & 1) || n.util_pct[g] == 0));
 	CHECK(n.nr_mig_down <= KERF_MIG_MARKS_MAX);
 	for (size_t i = 0; i < n.nr_mig_down; i++)
 		CHECK(n.mig_down[i].gpu < 16 && n.mig_down[i].start < 8 &&
