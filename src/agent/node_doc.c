@@ -159,7 +159,7 @@ int kerf_agent_node_patch(const json_t *node, const struct kerf_agent_node_view 
 		char failed[256];
 
 		kerf_agent_marks_gpus_text(v->mps_failed, failed, sizeof(failed));
-		want_key(ap, ann, KERF_ANN_MPS_FAILED, failed[0] ? failed : NULL);
+		want_key(ap, ann, KERF_ANN_MPS_FAILED_GPUS, failed[0] ? failed : NULL);
 	}
 	if ((rc = node_mark_patch(patch, ap, node, v)) < 0)
 		goto done;

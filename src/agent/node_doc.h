@@ -37,7 +37,6 @@
 #define KERF_ANN_MIG_LAYOUT     "kerf.io/mig-layout"
 #define KERF_ANN_REMEDIATION    "kerf.io/remediation-requested"
 #define KERF_ANN_MIG_ACTUATION  "kerf.io/mig-actuation"
-#define KERF_ANN_MPS_FAILED     "kerf.io/mps-failed-gpus"
 #define KERF_COND_GPU_HEALTHY   "kerf.io/GPUHealthy"
 #define KERF_AGENT_IDENTITY     "kerf-agent"
 

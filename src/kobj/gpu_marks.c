@@ -34,7 +34,7 @@ static bool next_item(const char **p)
 	return !**p;
 }
 
-int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask,
+int kerf_gpu_marks_parse_gpus_of(const char *annotation, const char *s, uint16_t *mask,
 			      struct kerf_err *err)
 {
 	char shown[80];
@@ -48,24 +48,29 @@ int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask,
 		if (!gpu_index(&p, &g))
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "annotation %s '%s': at offset %zu: expected a GPU index 0..15",
-					    KERF_ANN_UNHEALTHY_GPUS,
+					    annotation,
 					    kerf_escape(shown, sizeof(shown), s),
 					    (size_t)(p - s));
 		if ((int)g <= last)
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "annotation %s '%s': GPU %u: indexes must be ascending without repeats",
-					    KERF_ANN_UNHEALTHY_GPUS,
+					    annotation,
 					    kerf_escape(shown, sizeof(shown), s), g);
 		last = (int)g;
 		*mask = (uint16_t)(*mask | 1u << g);
 		if (!next_item(&p))
 			return kerf_err_set(err, -KERF_EPARSE,
 					    "annotation %s '%s': at offset %zu: expected ',' and a GPU index",
-					    KERF_ANN_UNHEALTHY_GPUS,
+					    annotation,
 					    kerf_escape(shown, sizeof(shown), s),
 					    (size_t)(p - s));
 	}
 	return 0;
+}
+
+int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask, struct kerf_err *err)
+{
+	return kerf_gpu_marks_parse_gpus_of(KERF_ANN_UNHEALTHY_GPUS, s, mask, err);
 }
 
 static bool profile_char(char c)

@@ -4,6 +4,8 @@
  *
  *   kerf.io/unhealthy-gpus  GPU indexes, ascending, comma separated: "1,3";
  *                           "" = none
+ *   kerf.io/mps-failed-gpus the GPUs whose MPS daemon is not running, the
+ *                           same form: out of service until it runs again
  *   kerf.io/unhealthy-mig   MIG instances, comma separated, each
  *                           GPU:PROFILE@START: "0:3g.40gb@4,2:1g.10gb@6";
  *                           "" = none
@@ -37,6 +39,11 @@ struct kerf_mig_mark {
 /* kerf.io/unhealthy-gpus as a mask (bit g = GPU g). */
 int kerf_gpu_marks_parse_gpus(const char *s, uint16_t *mask,
 			      struct kerf_err *err);
+
+/* The same grammar in another annotation (kerf.io/mps-failed-gpus), named
+   in messages. */
+int kerf_gpu_marks_parse_gpus_of(const char *annotation, const char *s, uint16_t *mask,
+				 struct kerf_err *err);
 
 /*
  * kerf.io/unhealthy-mig into out[0 .. *nr) (at most max entries, in the

@@ -31,6 +31,7 @@
    "0:3g.40gb@4,2:1g.10gb@6"; detail for humans in kerf.io/gpu-health */
 #define KERF_ANN_UNHEALTHY_GPUS    "kerf.io/unhealthy-gpus"
 #define KERF_ANN_UNHEALTHY_MIG     "kerf.io/unhealthy-mig"
+#define KERF_ANN_MPS_FAILED_GPUS   "kerf.io/mps-failed-gpus"  /* MPS daemon not running */
 #define KERF_ANN_GPU_HEALTH        "kerf.io/gpu-health"
 /* each GPU's mean utilisation over the agent's window (kobj/gpu_util.h):
    "0:40,1:10,2:0", for idle reclamation */

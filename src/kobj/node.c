@@ -158,6 +158,16 @@ static int read_marks(struct decode *d, const json_t *meta)
 			     KERF_ANN_UNHEALTHY_GPUS, kerf_json_type_name(gpus));
 	else if (gpus)
 		kerf_gpu_marks_parse_gpus(json_string_value(gpus), &n->gpus_down, &why);
+	/* a GPU whose MPS daemon died takes no new pod until it runs again */
+	const json_t *mps = kerf_json_get(ann, KERF_ANN_MPS_FAILED_GPUS);
+	uint16_t mps_down = 0;
+	if (mps && !json_is_string(mps))
+		kerf_err_set(&why, -KERF_EPARSE, "annotation %s: expected a string, got %s",
+			     KERF_ANN_MPS_FAILED_GPUS, kerf_json_type_name(mps));
+	else if (mps && !why.code &&
+		 kerf_gpu_marks_parse_gpus_of(KERF_ANN_MPS_FAILED_GPUS, json_string_value(mps),
+					      &mps_down, &why) == 0)
+		n->gpus_down |= mps_down;
 	if (mig && !json_is_string(mig))
 		kerf_err_set(&why, -KERF_EPARSE, "annotation %s: expected a string, got %s",
 			     KERF_ANN_UNHEALTHY_MIG, kerf_json_type_name(mig));

@@ -185,6 +185,15 @@ static void test_node_marks_unreadable(void **state)
 	assert_int_equal(n.nr_mig_down, 0);
 	assert_non_null(strstr(n.marks_error, "kerf.io/unhealthy-mig '0:3g@x'"));
 	kerf_knode_release(&n);
+	/* an MPS daemon down: its GPU out too; a bad list: all out, named */
+	decode("\"kerf.io/unhealthy-gpus\":\"1\",\"kerf.io/mps-failed-gpus\":\"0,2\"", &n);
+	assert_int_equal(n.gpus_down, 0x7);
+	assert_null(n.marks_error);
+	kerf_knode_release(&n);
+	decode("\"kerf.io/mps-failed-gpus\":\"2,x\"", &n);
+	assert_int_equal(n.gpus_down, UINT16_MAX);
+	assert_non_null(strstr(n.marks_error, "annotation kerf.io/mps-failed-gpus '2,x'"));
+	kerf_knode_release(&n);
 	/* not a string */
 	decode("\"kerf.io/unhealthy-gpus\":1", &n);
 	assert_int_equal(n.gpus_down, UINT16_MAX);
