@@ -15,8 +15,10 @@
 
 #include "nvml/inventory.h"
 
+/* By bit (enum kerf_nvml_features). */
 static const char *const feature_names[] = {
-	"driver-version", "numa", "mig", "nvlink", "events", "telemetry", "processes",
+	"driver-version", "numa", "mig", "nvlink", "events", "telemetry", "mig-actuation",
+	"processes", "gpm",
 };
 
 /* json_object_set_new that remembers a failure instead of returning it. */

@@ -199,6 +199,49 @@ typedef struct nvmlProcessInfo_v2_st {
 } nvmlProcessInfo_v2_t, nvmlProcessInfo_t;
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFULL
 
+/*
+ * GPM (GPU performance metrics, Hopper and newer; section 10 of the NVML
+ * notes).  A metric is computed from two samples taken at least 100 ms
+ * apart.  nvmlGpmMetricsGet_t ends in an array sized NVML_GPM_METRIC_MAX,
+ * which grew with the driver (98 up to CUDA 12.8's header, 210, then 333
+ * in 13.3): the struct here is declared with the largest, 333, so that a
+ * driver built against any of them finds room for what it may touch; kerf
+ * always passes numMetrics (4) and reads only those entries.
+ */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+#define NVML_GPM_METRIC_SM_UTIL                 2   /* % SMs busy */
+#define NVML_GPM_METRIC_SM_OCCUPANCY            3   /* % warps resident vs max */
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60  /* MiB/s, all links */
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61  /* MiB/s, all links */
+#define NVML_GPM_METRIC_MAX                     333 /* 13.3; 98 in <= 12.8 */
+#define NVML_GPM_METRICS_GET_VERSION            1   /* not NVML_STRUCT_VERSION */
+#define NVML_GPM_SUPPORT_VERSION                1
+
+typedef struct nvmlGpmMetric_st {
+	unsigned int metricId;       /* IN: NVML_GPM_METRIC_* */
+	nvmlReturn_t nvmlReturn;     /* OUT */
+	double value;                /* OUT */
+	struct {
+		char *shortName;
+		char *longName;
+		char *unit;
+	} metricInfo;                /* OUT, may be NULL */
+} nvmlGpmMetric_t;
+
+typedef struct nvmlGpmMetricsGet_st {
+	unsigned int version;        /* NVML_GPM_METRICS_GET_VERSION */
+	unsigned int numMetrics;
+	nvmlGpmSample_t sample1;
+	nvmlGpmSample_t sample2;
+	nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
+typedef struct nvmlGpmSupport_st {
+	unsigned int version;        /* NVML_GPM_SUPPORT_VERSION */
+	unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
 _Static_assert(sizeof(nvmlReturn_t) == 4, "enum size");
 _Static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, busId) == 36 &&
 	       offsetof(nvmlPciInfo_t, pciDeviceId) == 28, "pci");
@@ -221,6 +264,11 @@ _Static_assert(sizeof(nvmlProcessInfo_t) == 24 && offsetof(nvmlProcessInfo_t, us
 _Static_assert(offsetof(nvmlProcessInfo_t, computeInstanceId) == 20, "proc");
 _Static_assert(sizeof(nvmlProcessInfo535_t) == 32 &&
 	       offsetof(nvmlProcessInfo535_t, computeInstanceId) == 20, "process535");
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40 && offsetof(nvmlGpmMetric_t, value) == 8 &&
+	       offsetof(nvmlGpmMetric_t, metricInfo) == 16, "gpmm");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24 &&
+	       sizeof(nvmlGpmMetricsGet_t) == 13344, "gpmg");
+_Static_assert(sizeof(nvmlGpmSupport_t) == 8, "gpms");
 _Static_assert(nvmlMemory_v2 == 0x02000028u, "versions");
 
 /* The function types, one per symbol the agent resolves. */
@@ -280,5 +328,14 @@ typedef nvmlReturn_t (*nvml_ci_destroy_fn)(nvmlComputeInstance_t computeInstance
 /* nvmlDeviceGetComputeRunningProcesses_v3: *count in/out, infos may be NULL */
 typedef nvmlReturn_t (*nvml_running_processes_fn)(nvmlDevice_t device, unsigned int *infoCount,
 						  nvmlProcessInfo_t *infos);
+
+/* GPM (KERF_NVML_F_GPM) */
+typedef nvmlReturn_t (*nvml_gpm_support_fn)(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+typedef nvmlReturn_t (*nvml_gpm_sample_alloc_fn)(nvmlGpmSample_t *gpmSample);
+typedef nvmlReturn_t (*nvml_gpm_sample_free_fn)(nvmlGpmSample_t gpmSample);
+typedef nvmlReturn_t (*nvml_gpm_sample_get_fn)(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+typedef nvmlReturn_t (*nvml_gpm_mig_sample_get_fn)(nvmlDevice_t device, unsigned int gpuInstanceId,
+						   nvmlGpmSample_t gpmSample);
+typedef nvmlReturn_t (*nvml_gpm_metrics_get_fn)(nvmlGpmMetricsGet_t *metricsGet);
 
 #endif /* KERF_NVML_NVML_API_H */

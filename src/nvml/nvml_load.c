@@ -56,6 +56,12 @@ static const struct sym syms[] = {
 	S(ci_destroy, "nvmlComputeInstanceDestroy", KERF_NVML_F_MIG_ACTUATE),
 	S(running_processes_v3, "nvmlDeviceGetComputeRunningProcesses_v3",
 	  KERF_NVML_F_PROCESSES),
+	S(gpm_query_device_support, "nvmlGpmQueryDeviceSupport", KERF_NVML_F_GPM),
+	S(gpm_sample_alloc, "nvmlGpmSampleAlloc", KERF_NVML_F_GPM),
+	S(gpm_sample_free, "nvmlGpmSampleFree", KERF_NVML_F_GPM),
+	S(gpm_sample_get, "nvmlGpmSampleGet", KERF_NVML_F_GPM),
+	S(gpm_metrics_get, "nvmlGpmMetricsGet", KERF_NVML_F_GPM),
+	S(gpm_mig_sample_get, "nvmlGpmMigSampleGet", ~0u),  /* optional, no feature */
 };
 #undef S
 
@@ -71,6 +77,7 @@ static const struct {
 	{ KERF_NVML_F_TELEMETRY, "telemetry" },
 	{ KERF_NVML_F_MIG_ACTUATE, "mig-actuation" },
 	{ KERF_NVML_F_PROCESSES, "processes" },
+	{ KERF_NVML_F_GPM, "gpm" },
 };
 
 static void note_off(struct kerf_nvml *nv, unsigned bit, const char *symbol)

@@ -33,8 +33,9 @@ enum kerf_nvml_features {
 	KERF_NVML_F_TELEMETRY = 1u << 5,       /* utilisation and power */
 	KERF_NVML_F_MIG_ACTUATE = 1u << 6,     /* MIG mode and instance changes (R470+) */
 	KERF_NVML_F_PROCESSES = 1u << 7,       /* per-process GPU memory (510+) */
+	KERF_NVML_F_GPM = 1u << 8,             /* GPM samples and metrics (520+) */
 };
-#define KERF_NVML_F_ALL 0xffu
+#define KERF_NVML_F_ALL 0x1ffu
 
 enum { KERF_NVML_OFF_MAX = 512 };
 
@@ -83,6 +84,13 @@ struct kerf_nvml {
 	nvml_ci_by_id_fn ci_by_id;
 	nvml_ci_destroy_fn ci_destroy;
 	nvml_running_processes_fn running_processes_v3;
+	/* GPM (nvml/gpm.h) */
+	nvml_gpm_support_fn gpm_query_device_support;
+	nvml_gpm_sample_alloc_fn gpm_sample_alloc;
+	nvml_gpm_sample_free_fn gpm_sample_free;
+	nvml_gpm_sample_get_fn gpm_sample_get;
+	nvml_gpm_metrics_get_fn gpm_metrics_get;
+	nvml_gpm_mig_sample_get_fn gpm_mig_sample_get;  /* optional, no feature */
 };
 
 /*

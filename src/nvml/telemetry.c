@@ -48,7 +48,7 @@ void kerf_gpu_sample_read(const struct kerf_nvml *nv,
 	}
 }
 
-static int labels(struct kerf_buf *b, const struct kerf_gpu *g, const char *host)
+int kerf_gpu_prom_labels(struct kerf_buf *b, const struct kerf_gpu *g, const char *host)
 {
 	int rc = kerf_buf_addf(b, "{gpu=\"%u\",uuid=\"", (unsigned)g->index);
 
@@ -112,7 +112,7 @@ int kerf_gpu_metrics_text(const struct kerf_gpu_inventory *inv,
 			if (rc == 0)
 				rc = kerf_buf_add_str(out, metrics[m].name);
 			if (rc == 0)
-				rc = labels(out, &inv->gpus[i], hostname);
+				rc = kerf_gpu_prom_labels(out, &inv->gpus[i], hostname);
 			if (rc)
 				break;
 			switch (m) {

@@ -44,6 +44,10 @@ int kerf_gpu_metrics_text(const struct kerf_gpu_inventory *inv,
 			  struct kerf_buf *out)
 	__attribute__((warn_unused_result));
 
+/* {gpu="0",uuid="...",model_name="...",hostname="..."}: the labels of a GPU's series. */
+int kerf_gpu_prom_labels(struct kerf_buf *b, const struct kerf_gpu *g, const char *host)
+	__attribute__((warn_unused_result));
+
 /*
  * The per-process GPU memory of procs (process_map.h) as Prometheus text:
  *   kerf_gpu_process_memory_used_bytes{gpu,uuid,pod,namespace,tenant}:

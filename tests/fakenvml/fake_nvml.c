@@ -17,8 +17,9 @@
  *                 "nvlinks": ["00000000:2A:00.0", ...],
  *                 "utilization": 40, "powerMilliwatts": 300000,
  *                 "processes": [{"pid": 4242, "usedMiB": 1024,
- *                                "gi": 1, "ci": 0}]}],   usedMiB omitted:
+ *                                "gi": 1, "ci": 0}],     usedMiB omitted:
  *                                                        NOT_AVAILABLE
+ *                 "gpm": {"supported": true, ...}}],     fake_nvml_gpm.c
  *    "events": [{"device": 0, "type": "xid", "xid": 79, "gi": 1,
  *                "ci": 0}, {"device": 1, "type": "dbe"}]}
  *
@@ -34,7 +35,8 @@
  * calls that hand them out, buffers respected (INSUFFICIENT_SIZE when
  * short), UNINITIALIZED before init, profiles walked by index.  Built
  * with KERF_FAKE_NVML_MINIMAL it leaves out the NUMA, NVLink, telemetry,
- * event and running-process symbols, as an old driver would.
+ * event, running-process, MIG-actuation and GPM symbols, as an old driver
+ * would.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -664,4 +666,6 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
  * minimal build, so that it also shows MIG actuation turned off. */
 #ifndef KERF_FAKE_NVML_MINIMAL
 #include "fake_nvml_mig.c"
+/* GPM ("gpm" of a device), also left out of the minimal build. */
+#include "fake_nvml_gpm.c"
 #endif

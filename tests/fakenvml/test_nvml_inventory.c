@@ -274,7 +274,7 @@ static void test_json(void **state)
 	assert_non_null(text);
 	const char *want =
 		"{\"driverVersion\":\"550.54.15\",\"features\":[\"driver-version\",\"numa\","
-		"\"mig\",\"nvlink\",\"events\",\"telemetry\",\"processes\"],\"featuresOff\":\"\",\"gpus\":["
+		"\"mig\",\"nvlink\",\"events\",\"telemetry\",\"mig-actuation\",\"processes\",\"gpm\"],\"featuresOff\":\"\",\"gpus\":["
 		"{\"errors\":[],\"index\":0,\"lost\":false,\"memoryMiB\":81559,\"mig\":{"
 		"\"current\":\"Enabled\",\"gpuInstances\":["
 		"{\"computeInstances\":[{\"id\":0,\"profileId\":0,\"size\":1,\"slices\":1,\"start\":0}],"
