@@ -106,7 +106,7 @@ check "enable: a reset needed is reported" 1 mig_mode.json \
 	enable --gpu 1
 
 check "old driver: actuation off, said why" 1 mig_actuate.json "" \
-	"kerf agent mig: MIG actuation is off: numa (nvmlDeviceGetNumaNodeId missing); nvlink (nvmlDeviceGetNvLinkState missing); telemetry (nvmlDeviceGetUtilizationRates missing); events (nvmlEventSetCreate missing); mig-actuation (nvmlDeviceSetMigMode missing); processes (nvmlDeviceGetComputeRunningProcesses_v3 missing)" \
+	"kerf agent mig: MIG actuation is off: numa (nvmlDeviceGetNumaNodeId missing); nvlink (nvmlDeviceGetNvLinkState missing); telemetry (nvmlDeviceGetUtilizationRates missing); events (nvmlEventSetCreate missing); mig-actuation (nvmlDeviceSetMigMode missing); processes (nvmlDeviceGetComputeRunningProcesses_v3 missing); gpm (nvmlGpmQueryDeviceSupport missing)" \
 	apply --want 1g.10gb=1 --nvml-library "$minimal"
 check "no NVML: exit 1" 1 mig_actuate.json "" \
 	"kerf agent mig: cannot load NVML from '/nonexistent/libnvidia-ml.so.1': /nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or directory (no NVIDIA driver on this node?)" \
