@@ -460,6 +460,9 @@ int kerf_agent_start(struct kerf_agent *a, struct kerf_err *err)
 		}
 	}
 	lost_gpus(a);
+	if (a->o.nv && a->o.nv->initialised && kerf_nvml_has(a->o.nv, KERF_NVML_F_GPM) &&
+	    (rc = kerf_gpm_sampler_new(&a->gpm, a->o.nv, stderr, err)) < 0)
+		return rc;   /* out of memory: the feature is there */
 	if ((rc = kerf_agent_http_start(a, err)) < 0 || (rc = kerf_agent_mps_start(a, err)) < 0 ||
 	    (rc = kerf_agent_dp_start(a, err)) < 0)
 		return rc;
@@ -512,6 +515,7 @@ void kerf_agent_free(struct kerf_agent *a)
 	kerf_agent_dp_stop(a);
 	kerf_agent_mps_stop(a);
 	kerf_agent_events_stop(a->events);
+	kerf_gpm_sampler_free(a->gpm);
 	kerf_informer_free(a->node_inf);
 	kerf_informer_free(a->pods_inf);
 	json_decref(a->node);

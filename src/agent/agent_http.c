@@ -118,6 +118,8 @@ int kerf_agent_metrics(struct kerf_agent *a, struct kerf_buf *b)
 	    a->o.nv && a->o.nv->initialised) {
 		kerf_gpu_sample_read(a->o.nv, &a->inv, s);
 		rc = kerf_gpu_metrics_text(&a->inv, s, a->node_name, b);
+		if (rc == 0 && a->gpm)   /* the rates since the scrape before */
+			rc = kerf_gpm_metrics(a->gpm, &a->inv, kerf_agent_now_ms(), a->node_name, b);
 		if (rc == 0)
 			rc = process_series(a, b);
 	}

@@ -13,6 +13,7 @@
 #include "kobj/pod.h"
 #include "kube/informer.h"
 #include "mps/mps.h"
+#include "nvml/gpm.h"
 #include "nvml/health.h"
 #include "nvml/inventory.h"
 
@@ -72,6 +73,7 @@ struct kerf_agent {
 	char util_text[KERF_UTIL_MAX_GPUS * 8];
 	int64_t mig_next_ms;
 	char mig_result[KERF_ERR_MSG_MAX];   /* kerf.io/mig-actuation; "" none yet */
+	struct kerf_gpm_sampler *gpm;        /* NULL: no GPM in the library */
 
 	/* the API */
 	struct kerf_informer *node_inf, *pods_inf;

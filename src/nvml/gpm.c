@@ -99,7 +99,7 @@ static void ask_support(struct kerf_gpm_sampler *s, struct gpm_gpu *g,
 	}
 	g->support = KERF_GPM_UNSUPPORTED;
 	if (s->log)
-		fprintf(s->log, "kerf agent: GPU %u (%s, %s): no GPM (Hopper or newer): "
+		fprintf(s->log, "kerf agent: GPU %u (%s, %s): no GPM (NVML says not supported; Hopper or newer has it): "
 			"no SM occupancy, SM activity or NVLink throughput\n",
 			(unsigned)gpu->index, gpu->uuid, gpu->name);
 }

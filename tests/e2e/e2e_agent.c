@@ -566,6 +566,23 @@ int main(int argc, char **argv)
 			  "N-05: waits work again: the condition shows the marks again");
 	}
 
+	/* GPM (agent.json scripts GPU 0's): the rates between two scrapes */
+	{
+		char *m, *at;
+
+		metric_has(agent, "DCGM_FI_PROF_");
+		run_ms(200);
+		m = metrics(agent);
+		at = m ? strstr(m, "\nDCGM_FI_PROF_SM_OCCUPANCY{gpu=\"0\",uuid=\"GPU-a0000000-") : NULL;
+		at = at ? strchr(at, '}') : NULL;
+		e2e_check(at && !strncmp(at, "} 0.375\n", 8),
+			  "GPM: GPU 0's SM occupancy in /metrics (0.375, the fake's 37.5 %)");
+		e2e_check(m && strstr(m, "\nDCGM_FI_PROF_NVLINK_RX_BYTES{gpu=\"0\",") &&
+				  !strstr(m, "DCGM_FI_PROF_SM_ACTIVE{gpu=\"1\","),
+			  "GPM: NVLink bytes/s for GPU 0; GPU 1 (no GPM) has none");
+		free(m);
+	}
+
 	/* the agent's /metrics as Prometheus reads it (promtool, when installed) */
 	if (system("command -v promtool >/dev/null 2>&1") == 0) {
 		char *m = metrics(agent), path[700], cmd[900];
