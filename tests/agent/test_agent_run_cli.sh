@@ -65,5 +65,5 @@ check "verify a GPU that passes, then a kubeconfig that is not there: exit 1" 1 
 	agent verify --node-name n --gpu 2 --kubeconfig "$tmp/none"
 
 echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
+echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -86,5 +86,5 @@ ok $st "SIGTERM: the agent ends, exit 0"
 [ $failed -eq 0 ] || sed 's/^/# agent: /' "$tmp/agent.log" | tail -20
 
 echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
+echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
