@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# kerf's top-level help (issue 13, friction 2): every command `kerf --help`
+# lists answers `kerf help COMMAND` and `kerf COMMAND --help` with its
+# usage (exit 0); -V and --version print the version; an unknown command
+# is a usage error (exit 2) naming it.  Prints TAP.
+#
+# usage: test_help.sh KERF
+set -u
+kerf=$1
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+list=$("$kerf" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
+[ -n "$list" ]
+ok $? "kerf --help lists the commands"
+for c in $list; do
+	case $c in help | version) continue ;; esac
+	"$kerf" help "$c" 2>&1 | grep -q "usage:"
+	ok $? "kerf help $c: its usage"
+	"$kerf" "$c" --help >/dev/null 2>&1
+	ok $? "kerf $c --help: exit 0"
+done
+"$kerf" help agent run | grep -q -- "--node-name NAME"
+ok $? "kerf help agent run: the subcommand's usage"
+[ "$("$kerf" -V)" = "$("$kerf" --version)" ] && "$kerf" -V | grep -q '^kerf [0-9]'
+ok $? "kerf -V and --version: the version"
+"$kerf" help nope >/dev/null 2>&1
+[ $? -eq 2 ] && "$kerf" help nope 2>&1 | grep -q "kerf help: unknown command 'nope'"
+ok $? "kerf help nope: exit 2, named"
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
