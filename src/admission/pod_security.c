@@ -18,6 +18,7 @@
 /* Host paths that reach devices, MPS daemons, the kubelet or a runtime. */
 static const char *const sensitive_paths[] = {
 	"/dev", "/run/nvidia", "/run/nvidia-persistenced", "/tmp/nvidia-mps",
+	"/run/kerf",   /* the node agent's MPS daemons' pipes (--mps-root) */
 	"/var/lib/kubelet", "/run/containerd", "/run/crio", "/run/docker.sock",
 	"/run/docker", "/var/lib/docker", "/var/lib/containerd",
 	"/run/cdi", "/etc/cdi", "/etc/nvidia-container-runtime",

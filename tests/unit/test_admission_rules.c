@@ -226,6 +226,8 @@ static const struct deny_case pod_cases[] = {
 	  "spec.volumes[0].hostPath.path", "host-path" },
 	{ "6 hostPath /run/nvidia/mps", "[{\"op\":\"add\",\"path\":\"" OBJ "/spec/volumes\",\"value\":[{\"name\":\"d\",\"hostPath\":{\"path\":\"/run/nvidia/mps\"}}]}]",
 	  "spec.volumes[0].hostPath.path", "host-path" },
+	{ "6 hostPath /run/kerf/mps (the agent's MPS daemons)", "[{\"op\":\"add\",\"path\":\"" OBJ "/spec/volumes\",\"value\":[{\"name\":\"d\",\"hostPath\":{\"path\":\"/run/kerf/mps/GPU-1/1000/pipe\"}}]}]",
+	  "spec.volumes[0].hostPath.path", "host-path" },
 	{ "6 hostPath /tmp/nvidia-mps", "[{\"op\":\"add\",\"path\":\"" OBJ "/spec/volumes\",\"value\":[{\"name\":\"d\",\"hostPath\":{\"path\":\"/tmp/nvidia-mps\"}}]}]",
 	  "spec.volumes[0].hostPath.path", "host-path" },
 	{ "6 hostPath /var/run/nvidia-persistenced", "[{\"op\":\"add\",\"path\":\"" OBJ "/spec/volumes\",\"value\":[{\"name\":\"d\",\"hostPath\":{\"path\":\"/var/run/nvidia-persistenced\"}}]}]",
