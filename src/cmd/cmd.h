@@ -29,7 +29,10 @@ int kerf_cmd_agent_verify(int argc, char **argv);
 
 struct kerf_scenario;
 
-/* Run a time-mode scenario and print its report; returns the exit status. */
+/*
+ * Run a time-mode scenario and print its report; returns the exit status:
+ * 0, 1 on failure, 3 when some workload is still pending at the end.
+ */
 int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json);
 
 #endif /* KERF_CMD_CMD_H */

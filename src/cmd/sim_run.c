@@ -1,6 +1,7 @@
 /*
  * kerf sim run FILE: a time-mode scenario (docs/scenario.md) through the
- * real core, and its report per tenant and class.
+ * real core, its report per tenant and class, and every workload still
+ * pending at the end with the core's reason; exit 3 when there is one.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,7 +12,23 @@
 #include "cmd/opt.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
+#include "sim/timesim_pending.h"
 #include "sim/timesim_report.h"
+
+#define USAGE "usage: kerf sim run FILE [--json]\n"
+
+static const char help[] =
+	USAGE
+	"\n"
+	"Run the scenario FILE (docs/scenario.md) through kerf's scheduling core\n"
+	"and report per tenant and priority class, then every workload still\n"
+	"pending at the end of the run, one line each, \"tenant/name: reason\".\n"
+	"\n"
+	"  --json      one JSON document; its \"pending\" array lists them\n"
+	"  -h, --help  this text\n"
+	"\n"
+	"exit status: 0 every workload that arrived started, 1 failure,\n"
+	"2 usage, 3 some workload is still pending at the end\n";
 
 int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
 {
@@ -28,7 +45,7 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
 		return 1;
 	}
 	if (json) {
-		kerf_ts_report_json(stdout, &ts);
+		rc = kerf_ts_report_json(stdout, &ts) < 0 ? -KERF_ENOMEM : 0;
 	} else {
 		size_t gpus = 0;
 
@@ -39,9 +56,14 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
 		       ts.st.tenants.nr - 1, kerf_timesim_submitted(&ts),
 		       (double)ts.horizon_ms / 3.6e6, ts.pol.name);
 		kerf_ts_report_text(stdout, &ts);
+		rc = kerf_ts_pending_text(stdout, &ts);
 	}
+	if (rc >= 0)
+		rc = kerf_ts_nr_pending(&ts) > 0 ? 3 : 0;
+	else
+		fprintf(stderr, "kerf sim run: out of memory writing the report\n");
 	kerf_timesim_release(&ts);
-	return 0;
+	return rc < 0 ? 1 : rc;
 }
 
 int kerf_cmd_sim_run(int argc, char **argv)
@@ -64,7 +86,7 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			printf("usage: kerf sim run FILE [--json]\n");
+			fputs(help, stdout);
 			return 0;
 		default:
 			kerf_opt_error("kerf sim run", c, argv);
@@ -76,7 +98,7 @@ int kerf_cmd_sim_run(int argc, char **argv)
 		return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: kerf sim run FILE [--json]\n");
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	if (kerf_scenario_load(&sc, argv[optind], &err) < 0) {

@@ -1,6 +1,7 @@
 #include "sim/timesim_report.h"
 
 #include "core/budget.h"
+#include "sim/timesim_pending.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -198,6 +199,7 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 {
 	const struct kerf_tenants *tt = &ts->st.tenants;
 	json_t *o = json_object(), *tenants = json_array(), *classes = json_array();
+	json_t *pending;
 	int rc;
 
 	if (!o || !tenants || !classes) {
@@ -264,6 +266,12 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 	json_object_set_new(o, "cycles", json_integer((json_int_t)ts->nr_cycles));
 	json_object_set_new(o, "tenants", tenants);
 	json_object_set_new(o, "classes", classes);
+	pending = kerf_ts_pending_json(ts);
+	if (!pending) {
+		json_decref(o);
+		return -1;
+	}
+	json_object_set_new(o, "pending", pending);
 	rc = json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	fputc('\n', out);
 	json_decref(o);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `kerf sim run` tells what is still pending at the end of a run: the
+# section "pending at the end: N", one line "tenant/name: reason" per
+# workload (the core's sentence), the "pending" array of --json, and exit
+# status 3; a run where everything started exits 0 without the section.
+# Prints TAP.
+#
+# usage: test_sim_run.sh KERF SOURCE_ROOT
+set -u
+
+kerf=$1
+src=$2
+dir=$src/tests/cli/sim_run
+demo=$src/examples/scenario/demo-day.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+# check NAME STATUS-WANTED STATUS-GOT: one TAP line, the output on failure.
+check() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1 (exit status $3, want $2)"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -30
+	fi
+}
+
+# has LINE: LINE is exactly a line of the last run's stdout.
+has() { grep -qxF -- "$1" "$tmp/out" && echo 0 || echo 1; }
+
+run() { timeout 120 "$kerf" sim run "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; echo $?; }
+
+# ---- the complete example of docs/scenario.md: the budget runs out ------
+rc=$(run "$demo")
+check "demo-day: exit 3 with work pending" 3 "$rc"
+check "demo-day: the section counts 8 pending" 0 "$(has 'pending at the end: 8')"
+check "demo-day: train-12 waits for the budget, the core's sentence" 0 \
+	"$(has "team-a/train-12: tenant 'research' used its GPU-hour budget (714.0 of 500.0 GPU-h this window); new work waits until the window resets in 156.6 h")"
+check "demo-day: one line per pending workload, train-12 .. train-19" 8 \
+	"$(grep -c "^team-a/train-1[2-9]: tenant 'research' used its GPU-hour budget" "$tmp/out")"
+check "demo-day: the report comes before the pending section" 0 \
+	"$(awk '/^class /{c=NR} /^pending at the end/{p=NR} END{exit !(c && p > c)}' "$tmp/out"; echo $?)"
+
+rc=$(run "$demo" --json)
+check "demo-day --json: exit 3" 3 "$rc"
+check "demo-day --json: the pending array names code and reason" 0 \
+	"$(grep -qF '"pending":[{"tenant":"team-a","workload":"train-12","code":"BudgetExhausted","reason":"tenant '"'"'research'"'"' used its GPU-hour budget' "$tmp/out"; echo $?)"
+check "demo-day --json: one document" 1 "$(wc -l <"$tmp/out")"
+
+# ---- a gang that must share an NVLink domain, 16 GPUs free in two -------
+rc=$(run "$dir/nvlink-split.yaml")
+check "nvlink-split: exit 3" 3 "$rc"
+check "nvlink-split: the gang's reason names the NVLink domain" 0 \
+	"$(grep -qx 'lab/gang-0: needs 2 of 2 pods (16000 GPU milli) placed together in one NVLink domain; .*' "$tmp/out"; echo $?)"
+check "nvlink-split: the section counts 1" 0 "$(has 'pending at the end: 1')"
+
+# ---- everything starts ------------------------------------------------------
+rc=$(run "$dir/all-start.yaml")
+check "all-start: exit 0" 0 "$rc"
+check "all-start: all 5 started" 0 "$(grep -qE '^batch +5/5 ' "$tmp/out"; echo $?)"
+check "all-start: no pending section" 1 \
+	"$(grep -q 'pending' "$tmp/out"; echo $?)"
+rc=$(run "$dir/all-start.yaml" --json)
+check "all-start --json: exit 0" 0 "$rc"
+check "all-start --json: an empty pending array" 0 \
+	"$(grep -qF '"pending":[]' "$tmp/out"; echo $?)"
+
+# ---- the exit status is documented -------------------------------------------
+rc=$(run --help)
+check "--help: exit 0" 0 "$rc"
+check "--help: names exit status 3" 0 \
+	"$(grep -qF '2 usage, 3 some workload is still pending at the end' "$tmp/out"; echo $?)"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
