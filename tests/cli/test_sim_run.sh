@@ -58,6 +58,12 @@ check "nvlink-split: the gang's reason names the NVLink domain" 0 \
 	"$(grep -qx 'lab/gang-0: needs 2 of 2 pods (16000 GPU milli) placed together in one NVLink domain; .*' "$tmp/out"; echo $?)"
 check "nvlink-split: the section counts 1" 0 "$(has 'pending at the end: 1')"
 
+# ---- tests/sim/isolation.yaml: a fraction kept off GPUs others share ------
+rc=$(run "$src/tests/sim/isolation.yaml")
+check "isolation: exit 3" 3 "$rc"
+check "isolation: bank2's reason names the isolation" 0 \
+	"$(grep -qx "bank2/bank2-0: .*GPUs with room are shared against the pod's isolation or sharing mode" "$tmp/out"; echo $?)"
+
 # ---- everything starts ------------------------------------------------------
 rc=$(run "$dir/all-start.yaml")
 check "all-start: exit 0" 0 "$rc"

@@ -518,7 +518,7 @@ static void test_doc_example(void **state)
 {
 	const char *root = getenv("KERF_SOURCE_ROOT");
 	char path[4096];
-	struct kerf_file f;
+	struct kerf_file f, ex;
 	struct kerf_scenario sc;
 	struct kerf_state st;
 	struct kerf_err err = { 0 };
@@ -534,6 +534,12 @@ static void test_doc_example(void **state)
 	start += strlen("```yaml\n");
 	end = strstr(start, "```\n");
 	assert_non_null(end);
+	/* the same bytes as the file the doc and tests/cli/test_sim_run.sh run */
+	snprintf(path, sizeof(path), "%s/examples/scenario/demo-day.yaml", root);
+	assert_int_equal(kerf_file_read(&ex, path, 1 << 20, &err), 0);
+	assert_int_equal(ex.len, (size_t)(end - start));
+	assert_memory_equal(ex.data, start, ex.len);
+	kerf_file_release(&ex);
 	assert_int_equal(kerf_scenario_parse(&sc, "docs/scenario.md", start,
 					     (size_t)(end - start), &err),
 			 0);
