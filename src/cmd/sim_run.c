@@ -61,7 +61,7 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
 	if (rc >= 0)
 		rc = kerf_ts_nr_pending(&ts) > 0 ? 3 : 0;
 	else
-		fprintf(stderr, "kerf sim run: out of memory writing the report\n");
+		fprintf(stderr, "kerf sim run: the report could not be written (out of memory or a write error)\n");
 	kerf_timesim_release(&ts);
 	return rc < 0 ? 1 : rc;
 }
