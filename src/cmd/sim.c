@@ -53,7 +53,8 @@ static void sim_usage(FILE *out)
 		"  --curve FILE              write the allocation curve as CSV\n"
 		"  --json                    one JSON object per policy on stdout\n"
 		"  --jobs N                  worker threads, 1..64 (default: online CPUs)\n"
-		"  --policy-options S        key=value,... for the policy (see docs/placement.md)\n"
+		"  --policy-options S        key=value,... for the policies chosen, checked\n"
+		"                            before the run (see docs/placement.md)\n"
 		"  --defrag                  move best-effort pods to place pods that fit nowhere\n"
 		"  --defrag-moves-per-hour N budget, 0..1000000 (default 60)\n"
 		"  --defrag-lost-per-hour X  GPU-hours that moves may lose per hour,\n"
@@ -303,6 +304,16 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	}
 	if (!nodes || !pods) {
 		fprintf(stderr, "kerf sim openb: --nodes and --pods are required\n");
+		return 2;
+	}
+	/* the keys and values for the policies chosen, before any work */
+	if (kerf_policy_check_options(policies, nr_policies,
+				      opts.policy_options, &err) < 0) {
+		char shown[80];
+
+		fprintf(stderr, "kerf sim openb: --policy-options '%s': %s\n",
+			kerf_escape(shown, sizeof(shown), opts.policy_options),
+			err.msg);
 		return 2;
 	}
 	kerf_openb_init(&trace);

@@ -43,7 +43,10 @@ static int load_pods(struct kerf_openb *o, struct kerf_file *f,
 
 	if (rc < 0)
 		return rc;
-	return kerf_openb_parse_pods(o, path, f->data, f->len, err);
+	rc = kerf_openb_parse_pods(o, path, f->data, f->len, err);
+	if (rc == 0 && o->nr_pods == 0)
+		rc = kerf_openb_no_rows(path, "pods", err);
+	return rc;
 }
 
 int kerf_cmd_sim_gpuspec(int argc, char **argv)

@@ -227,8 +227,21 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
 		goto out_trace;
 	}
-	if (build_arrivals(&o, &st, tenant_idx, days, &sc, &err) < 0 ||
-	    kerf_timesim_init_state(&ts, &sc, &st, &err) < 0) {
+	if (build_arrivals(&o, &st, tenant_idx, days, &sc, &err) < 0) {
+		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
+		kerf_state_release(&st);
+		goto out_trace;
+	}
+	if (sc.nr_arrivals == 0) {
+		char shown[160];
+
+		fprintf(stderr, "kerf sim openb-replay: %s: none of its %zu pods runs in the last %lld days of the trace; nothing to replay\n",
+			kerf_escape(shown, sizeof(shown), pods), o.nr_pods,
+			(long long)days);
+		kerf_state_release(&st);
+		goto out_trace;
+	}
+	if (kerf_timesim_init_state(&ts, &sc, &st, &err) < 0) {
 		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
 		kerf_state_release(&st);
 		goto out_trace;

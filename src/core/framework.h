@@ -69,6 +69,14 @@ struct kerf_plugin {
 	int (*save)(const void *priv, int64_t **words, size_t *nr);
 	int (*load)(void *priv, const int64_t *words, size_t nr,
 		    struct kerf_err *err);
+	/*
+	 * The option keys the plug-in takes (kerf_policy_args.options), by
+	 * index, NULL past the last; and a check of "key=value,..." of those
+	 * keys alone, with the message create would give, building nothing.
+	 * Both NULL for a plug-in that takes no options.
+	 */
+	const char *(*option_key)(size_t i);
+	int (*check_options)(const char *options, struct kerf_err *err);
 };
 
 enum { KERF_POLICY_MAX_PLUGINS = 8 };

@@ -24,6 +24,16 @@ const struct kerf_policy_info *kerf_policy_lookup(const char *name);
 /* The policy kerf uses when none is named. */
 #define KERF_POLICY_DEFAULT "kerf"
 
+/*
+ * Check "key=value,..." (items split by commas, each KEY=VALUE) against
+ * the policies names[0..nr) before any is built: each key must be one
+ * that a named policy takes (a key of another policy is refused naming
+ * that policy, an unknown key naming the keys there are), and each
+ * policy's own keys must pass its check.  NULL or "" is fine.
+ */
+int kerf_policy_check_options(const char *const *names, size_t nr,
+			      const char *options, struct kerf_err *err);
+
 /* Build the named policy into pol (released with kerf_policy_release). */
 int kerf_policy_build(struct kerf_policy *pol, const char *name,
 		      const struct kerf_policy_args *args,

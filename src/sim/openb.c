@@ -364,6 +364,15 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+int kerf_openb_no_rows(const char *path, const char *what, struct kerf_err *err)
+{
+	char shown[KERF_CSV_PATH_SHOWN];
+
+	return kerf_err_set(err, -KERF_EPARSE,
+			    "%s: no %s after the header; a trace needs at least one",
+			    kerf_escape(shown, sizeof(shown), path), what);
+}
+
 int kerf_openb_load(struct kerf_openb *o, const char *nodes_path,
 		    const char *pods_path, struct kerf_err *err)
 {
@@ -374,6 +383,8 @@ int kerf_openb_load(struct kerf_openb *o, const char *nodes_path,
 		return rc;
 	rc = kerf_openb_parse_nodes(o, nodes_path, f.data, f.len, err);
 	kerf_file_release(&f);
+	if (rc == 0 && o->nr_nodes == 0)
+		rc = kerf_openb_no_rows(nodes_path, "nodes", err);
 	if (rc < 0)
 		return rc;
 	rc = kerf_file_read(&f, pods_path, OPENB_MAX_BYTES, err);
@@ -381,6 +392,8 @@ int kerf_openb_load(struct kerf_openb *o, const char *nodes_path,
 		return rc;
 	rc = kerf_openb_parse_pods(o, pods_path, f.data, f.len, err);
 	kerf_file_release(&f);
+	if (rc == 0 && o->nr_pods == 0)
+		rc = kerf_openb_no_rows(pods_path, "pods", err);
 	return rc;
 }
 

@@ -66,11 +66,19 @@ void kerf_openb_release(struct kerf_openb *o);
 int kerf_openb_parse_nodes(struct kerf_openb *o, const char *path,
 			   const char *data, size_t len, struct kerf_err *err);
 
+/*
+ * "PATH: no WHAT after the header; a trace needs at least one", for a
+ * list read with a header and no rows (kerf_openb_load refuses both
+ * lists so), so that a run of it is an error, not a table of zeros.
+ */
+int kerf_openb_no_rows(const char *path, const char *what,
+		       struct kerf_err *err);
+
 /* Parse a pod list from memory (appends; on error o is unchanged). */
 int kerf_openb_parse_pods(struct kerf_openb *o, const char *path,
 			  const char *data, size_t len, struct kerf_err *err);
 
-/* Read and parse files. */
+/* Read and parse files; either list without rows is refused. */
 int kerf_openb_load(struct kerf_openb *o, const char *nodes_path,
 		    const char *pods_path, struct kerf_err *err);
 

@@ -86,6 +86,22 @@ expect 2 "kerf sim openb: --policy-options 'cap=5,': item 2 '' is not KEY=N (a l
 	"$kerf" "${o[@]}" --policy-options cap=5,
 expect 2 "kerf sim openb: --policy-options 'x\\x1b[2J\\x0ay=1': item 1 'x\\x1b[2J\\x0ay=1' is not KEY=N (a lower-case key, decimal digits)" \
 	"$kerf" "${o[@]}" --policy-options "$esc=1"
+# checked against the policies chosen before any work: no table header
+expect 2 "kerf sim openb: --policy-options 'bogus=1': unknown key 'bogus' (policy options: kerf: online, mem, cap, coverage, rebuild, adopt, spec)" \
+	"$kerf" "${o[@]}" --policy-options bogus=1
+expect 2 "kerf sim openb: --policy-options 'cap=5': key 'cap' is an option of policy kerf, which is not selected (policies: fgd, random)" \
+	"$kerf" "${o[@]}" --policy-options cap=5 --policy fgd,random
+expect 2 "kerf sim openb: --policy-options 'cap=2000': kerf policy option 'cap' '2000': out of range (expected 0..1000)" \
+	"$kerf" "${o[@]}" --policy kerf,fgd --policy-options cap=2000
+n=$((n + 1))
+if "$kerf" "${o[@]}" --policy-options bogus=1 >"$tmp/out" 2>/dev/null ||
+   [ -s "$tmp/out" ]; then
+	failed=$((failed + 1))
+	echo "not ok $n - a refused --policy-options prints nothing on stdout"
+	sed 's/^/#   /' "$tmp/out" | head -5
+else
+	echo "ok $n - a refused --policy-options prints nothing on stdout"
+fi
 expect 2 "kerf sim openb: unknown option '--x\\x1b[2J\\x0ay'" \
 	"$kerf" "${o[@]}" "--$esc"
 expect 2 "kerf sim openb: option '--jobs' needs a value" \
@@ -164,6 +180,21 @@ expect 1 "kerf sim openb-replay: $tmp/pods-big.csv:2: column 'deletion_time': 92
 printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,500\n' >"$tmp/pods-untimed.csv"
 expect 1 "kerf sim openb-replay: $tmp/pods-untimed.csv:1: the pod list has no creation_time or no deletion_time column; a replay in time needs both" \
 	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods-untimed.csv"
+# a header and no rows, and a window with nothing in it: errors, not zeros
+head -1 "$tmp/pods.csv" >"$tmp/pods-header.csv"
+head -1 "$tmp/nodes.csv" >"$tmp/nodes-header.csv"
+expect 1 "kerf sim openb-replay: $tmp/pods-header.csv: no pods after the header; a trace needs at least one" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods-header.csv"
+expect 1 "kerf sim openb: $tmp/pods-header.csv: no pods after the header; a trace needs at least one" \
+	"$kerf" sim openb --nodes "$tmp/nodes.csv" --pods "$tmp/pods-header.csv"
+expect 1 "kerf sim openb-replay: $tmp/nodes-header.csv: no nodes after the header; a trace needs at least one" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes-header.csv" --pods "$tmp/pods.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np0,1000,1024,1,500,T4\n' >"$tmp/pods-like.csv"
+expect 1 "kerf sim openb-gpuspec: $tmp/pods-header.csv: no pods after the header; a trace needs at least one" \
+	"$kerf" sim openb-gpuspec --pods "$tmp/pods-header.csv" --like "$tmp/pods-like.csv" --share 10
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,qos,creation_time,deletion_time\np0,1000,1024,1,500,LS,5,5\n' >"$tmp/pods-never.csv"
+expect 1 "kerf sim openb-replay: $tmp/pods-never.csv: none of its 1 pods runs in the last 30 days of the trace; nothing to replay" \
+	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods-never.csv"
 printf '\357\273\277sn,cpu_milli,memory_mib,gpu,model,gpu\nn0,96000,786432,8,V100M16,8\n' >"$tmp/nodes-dup.csv"
 expect 1 "kerf sim openb: $tmp/nodes-dup.csv:1: column 'gpu' is named twice (fields 4 and 6)" \
 	"$kerf" sim openb --nodes "$tmp/nodes-dup.csv" --pods "$tmp/pods.csv"

@@ -613,6 +613,23 @@ static void test_load(void **state)
 	assert_non_null(strstr(err.msg, pods));
 	assert_non_null(strstr(err.msg, ":1: header has no column 'sn'"));
 	kerf_openb_release(&o);
+	/* A list with a header and no rows is refused, naming the file. */
+	write_temp(pods, sizeof(pods), POD_HEADER);
+	kerf_err_clear(&err);
+	kerf_openb_init(&o);
+	assert_int_equal(kerf_openb_load(&o, nodes, pods, &err), -KERF_EPARSE);
+	assert_non_null(strstr(err.msg, pods));
+	assert_non_null(strstr(err.msg, ": no pods after the header; a trace needs at least one"));
+	kerf_openb_release(&o);
+	unlink(pods);
+	unlink(nodes);
+	write_temp(nodes, sizeof(nodes), NODE_HEADER);
+	write_temp(pods, sizeof(pods), POD_HEADER "p,1,1,1,300,,1,2\n");
+	kerf_err_clear(&err);
+	kerf_openb_init(&o);
+	assert_int_equal(kerf_openb_load(&o, nodes, pods, &err), -KERF_EPARSE);
+	assert_non_null(strstr(err.msg, ": no nodes after the header; a trace needs at least one"));
+	kerf_openb_release(&o);
 	unlink(nodes);
 	unlink(pods);
 }

@@ -3,7 +3,8 @@
  * policies (in order), lookup and kerf_policy_build by name, each built
  * policy is the fit filter plus its score plug-in, an unknown name is a
  * negative error naming it, and policies that need the workload's typical
- * pods (fgd, kerf with online=0) fail with a message without them.
+ * pods (fgd, kerf with online=0) fail with a message without them, and
+ * options are checked against the policies selected before any is built.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,6 +266,41 @@ static void test_kerf_options(void **state)
 	kerf_cluster_release(&c);
 }
 
+/*
+ * --policy-options checked before any policy is built: a key of a policy
+ * not selected is refused naming that policy, an unknown key naming the
+ * keys there are, a value by the policy's own check; keys of a selected
+ * policy pass whatever else is selected beside it.
+ */
+static void test_check_options(void **state)
+{
+	const char *const fgd[] = { "fgd" }, *const two[] = { "fgd", "random" };
+	const char *const with_kerf[] = { "fgd", "kerf" };
+	struct kerf_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(kerf_policy_check_options(fgd, 1, NULL, &err), 0);
+	assert_int_equal(kerf_policy_check_options(fgd, 1, "", &err), 0);
+	assert_int_equal(kerf_policy_check_options(fgd, 1, "cap=5", &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "key 'cap' is an option of policy kerf, which is not selected (policies: fgd)");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_policy_check_options(two, 2, "cap=5", &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "key 'cap' is an option of policy kerf, which is not selected (policies: fgd, random)");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_policy_check_options(with_kerf, 2, "mem=0,tie=1", &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "unknown key 'tie' (policy options: kerf: online, mem, cap, coverage, rebuild, adopt, spec)");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_policy_check_options(with_kerf, 2, "mem=0,cap=2000", &err),
+			 -KERF_EINVAL);
+	assert_string_equal(err.msg, "kerf policy option 'cap' '2000': out of range (expected 0..1000)");
+	kerf_err_clear(&err);
+	assert_int_equal(kerf_policy_check_options(with_kerf, 2, "mem=0,cap=25", &err), 0);
+	assert_string_equal(err.msg, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_name),
 		cmocka_unit_test(test_fgd_needs_dist),
 		cmocka_unit_test(test_kerf_options),
+		cmocka_unit_test(test_check_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,19 @@ static int parse_opts(struct kerf_opts *o, const char *s, struct kerf_err *err)
 	return 0;
 }
 
+static const char *kerf_option_key(size_t i)
+{
+	return i < sizeof(kerf_opt_table) / sizeof(kerf_opt_table[0]) ?
+		       kerf_opt_table[i].key : NULL;
+}
+
+static int kerf_check_options(const char *s, struct kerf_err *err)
+{
+	struct kerf_opts o;
+
+	return parse_opts(&o, s, err);
+}
+
 /* The typical pods the workload model (or the caller) gives. */
 static const struct kerf_pod_dist *base_dist(const struct kerf_priv *k)
 {
@@ -510,4 +523,6 @@ const struct kerf_plugin kerf_plugin_kerf = {
 	.save = kerf_save,
 	.load = kerf_load,
 	.score = kerf_score,
+	.option_key = kerf_option_key,
+	.check_options = kerf_check_options,
 };
