@@ -309,6 +309,11 @@ static bool mps_running(void *arg)
 	return (!arg || mps_pid(arg) > 1) && metric_has(agent, line);
 }
 
+static bool process_gone(void *arg)
+{
+	return kill((pid_t)*(long *)arg, 0) != 0;
+}
+
 /* N-07: the MPS daemon killed with SIGKILL. */
 static void mps_checks(void)
 {
@@ -335,8 +340,8 @@ static void mps_checks(void)
 	e2e_api("DELETE", "/api/v1/namespaces/kerf-e2e-agent/pods/share-a?gracePeriodSeconds=0",
 		NULL, NULL, NULL);
 	pid = mps_pid(uuid);
-	run_ms(2500);
-	e2e_check(pid > 1 && kill((pid_t)pid, 0) != 0, "MPS: the pod gone, its daemon stopped");
+	e2e_check(pid > 1 && e2e_run_until(process_gone, &pid, 15000),
+		  "MPS: the pod gone, its daemon stopped");
 }
 
 #ifdef KERF_E2E_DP
