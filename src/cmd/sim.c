@@ -91,6 +91,28 @@ int kerf_cmd_sim(int argc, char **argv)
 		sim_usage(stdout);
 		return 0;
 	}
+	/* kerf sim help [SUB]: SUB's --help, or this list */
+	if (argc >= 2 && !strcmp(argv[1], "help")) {
+		static const char *const subs[] = { "openb", "openb-gpuspec", "openb-replay",
+						    "check", "run", "mig", "placement" };
+
+		for (size_t i = 0; argc >= 3 && i < sizeof(subs) / sizeof(subs[0]); i++)
+			if (!strcmp(argv[2], subs[i])) {
+				char *args[] = { argv[0], argv[2], (char *)"--help", NULL };
+
+				return kerf_cmd_sim(3, args);
+			}
+		if (argc >= 3) {
+			char shown[80];
+
+			fprintf(stderr, "kerf sim help: unknown command '%s'\n",
+				kerf_escape(shown, sizeof(shown), argv[2]));
+			sim_usage(stderr);
+			return 2;
+		}
+		sim_usage(stdout);
+		return 0;
+	}
 	return kerf_cmd_sim_day(argc, argv);
 }
 

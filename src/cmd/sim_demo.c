@@ -66,9 +66,17 @@ int kerf_cmd_sim_demo(int argc, char **argv)
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	int status = 0;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: kerf sim placement\n\n"
+		       "first-fit, best-fit, fgd and %s placing the same pods on the same\n"
+		       "cluster (a built-in openb-like trace, %d seeds): unallocated GPU\n"
+		       "per policy, and why the first pod that did not fit waited.\n",
+		       KERF_POLICY_DEFAULT, DEMO_SEEDS);
+		return 0;
+	}
 	if (argc > 1) {
 		kerf_opt_unexpected("kerf sim placement", argv[1],
-				    "(try 'kerf sim --help')");
+				    "(try 'kerf sim placement --help')");
 		return 2;
 	}
 	for (int i = 0; i < DEMO_SEEDS; i++)

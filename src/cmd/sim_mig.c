@@ -92,7 +92,7 @@ int kerf_cmd_sim_mig(int argc, char **argv)
 	kerf_migsim_defaults(&o);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		int rc = 0;
 
 		switch (opt) {

@@ -114,7 +114,7 @@ expect 2 "kerf sim openb: unexpected argument 'x\\x1b[2J\\x0ay'" \
 # ---- the other subcommands ----------------------------------------------
 expect 2 "kerf: unknown command 'x\\x1b[2J\\x0ay'" "$kerf" "$esc"
 expect 2 "kerf sim: unexpected argument 'x\\x1b[2J\\x0ay' (try 'kerf sim --help')" "$kerf" sim "$esc"
-expect 2 "kerf sim placement: unexpected argument 'x\\x1b[2J\\x0ay' (try 'kerf sim --help')" "$kerf" sim placement "$esc"
+expect 2 "kerf sim placement: unexpected argument 'x\\x1b[2J\\x0ay' (try 'kerf sim placement --help')" "$kerf" sim placement "$esc"
 expect 2 "kerf sim openb-replay: --days '4x': not a decimal integer (expected 1..365)" \
 	"$kerf" sim openb-replay --nodes "$tmp/nodes.csv" --pods "$tmp/pods.csv" --days 4x
 expect 2 "kerf sim openb-replay: --days '': not a decimal integer (expected 1..365)" \
