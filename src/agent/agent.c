@@ -40,10 +40,14 @@ static void node_free(void *arg, void *obj)
 	json_decref(obj);
 }
 
+static void read_api_marks(struct kerf_agent *a);
+
+/* A new Node (the watch's): its marks read once, here, not at every turn. */
 static void node_seen(struct kerf_agent *a, void *obj)
 {
 	json_decref(a->node);
 	a->node = json_incref(obj);
+	read_api_marks(a);
 	a->next_write_ms = 0;       /* look again at once */
 }
 
@@ -119,8 +123,14 @@ void kerf_agent_effective(const struct kerf_agent *a, struct kerf_agent_marks *m
 {
 	*m = a->api;
 	kerf_agent_marks_union(m, &a->fresh);
+	m->gpus_down = kerf_agent_gpus_down(a);
+}
+
+uint64_t kerf_agent_gpus_down(const struct kerf_agent *a)
+{
 	if (a->api_unreadable)
-		m->gpus_down = a->inv.nr_gpus >= 64 ? ~0ull : (1ull << a->inv.nr_gpus) - 1;
+		return a->inv.nr_gpus >= 64 ? ~0ull : (1ull << a->inv.nr_gpus) - 1;
+	return a->api.gpus_down | a->fresh.gpus_down;
 }
 
 /* The Node's marks, and what of fresh they already hold. */
@@ -152,12 +162,12 @@ static void read_api_marks(struct kerf_agent *a)
 
 /* --- writes -------------------------------------------------------------- */
 
-static void wrote(struct kerf_agent *a, const struct kerf_kube_response *resp, uint64_t *id,
+static void wrote(struct kerf_agent *a, const struct kerf_kube_response *resp,
 		  uint64_t *ok_counter)
 {
 	int64_t now = kerf_agent_now_ms();
 
-	*id = 0;
+	a->writing = false;
 	if (resp->class == KERF_KUBE_OK) {
 		json_t *node = json_loadb(resp->body, resp->body_len, 0, NULL);
 
@@ -190,18 +200,19 @@ static void node_written(void *arg, const struct kerf_kube_response *resp)
 {
 	struct kerf_agent *a = arg;
 
-	wrote(a, resp, &a->node_write, &a->c.node_writes);
+	wrote(a, resp, &a->c.node_writes);
 }
 
 static void status_written(void *arg, const struct kerf_kube_response *resp)
 {
 	struct kerf_agent *a = arg;
 
-	wrote(a, resp, &a->status_write, &a->c.status_writes);
+	wrote(a, resp, &a->c.status_writes);
 }
 
-static int send_patch(struct kerf_agent *a, const char *suffix, const char *ctype,
-		      json_t *patch, kerf_kube_done_fn done, uint64_t *id)
+/* One write at a time: a->writing until its answer (done) comes. */
+static void send_patch(struct kerf_agent *a, const char *suffix, const char *ctype,
+		       json_t *patch, kerf_kube_done_fn done, int64_t now_ms)
 {
 	char path[512];
 	char *body = json_dumps(patch, JSON_COMPACT);
@@ -210,16 +221,15 @@ static int send_patch(struct kerf_agent *a, const char *suffix, const char *ctyp
 		.body = body, .body_len = body ? strlen(body) : 0,
 		.flags = KERF_KUBE_REQ_RETRYABLE,
 	};
-	int rc;
+	uint64_t id;
 
-	if (!body)
-		return -KERF_ENOMEM;
 	snprintf(path, sizeof(path), "/api/v1/nodes/%s%s", a->node_name, suffix);
-	rc = a->o.ops->request(a->o.ops->ctx, &req, done, a, id);
+	a->writing = true;
+	if (!body || a->o.ops->request(a->o.ops->ctx, &req, done, a, &id) < 0) {
+		a->writing = false;
+		a->next_write_ms = now_ms + WRITE_RETRY_MS;
+	}
 	free(body);
-	if (rc == 0 && !*id)
-		*id = UINT64_MAX;   /* answered already: no id to wait for */
-	return rc;
 }
 
 static void write_node(struct kerf_agent *a, int64_t now_ms)
@@ -227,9 +237,8 @@ static void write_node(struct kerf_agent *a, int64_t now_ms)
 	char now[KERF_TIME_TEXT_MAX];
 	struct kerf_agent_marks m;
 	json_t *patch = NULL;
-	uint64_t id = 0;
 
-	if (!a->node || a->node_write || a->status_write || now_ms < a->next_write_ms)
+	if (!a->node || a->writing || now_ms < a->next_write_ms)
 		return;
 	now_text(now);
 	kerf_agent_effective(a, &m);
@@ -242,27 +251,14 @@ static void write_node(struct kerf_agent *a, int64_t now_ms)
 	};
 	/* marks that cannot be read are never written over */
 	if (!a->api_unreadable && kerf_agent_node_patch(a->node, &v, &patch) == 0 && patch) {
-		a->node_write = UINT64_MAX;
-		if (send_patch(a, "", "application/merge-patch+json", patch, node_written,
-			       &id) < 0) {
-			a->next_write_ms = now_ms + WRITE_RETRY_MS;
-			a->node_write = 0;
-		} else if (a->node_write == UINT64_MAX) {
-			a->node_write = id;
-		}
+		send_patch(a, "", "application/merge-patch+json", patch, node_written, now_ms);
 		json_decref(patch);
 		return;
 	}
 	if (kerf_agent_condition_patch(a->node, &v, a->unknown[0] ? a->unknown : NULL,
 				       &patch) == 0 && patch) {
-		a->status_write = UINT64_MAX;
-		if (send_patch(a, "/status", "application/strategic-merge-patch+json", patch,
-			       status_written, &id) < 0) {
-			a->next_write_ms = now_ms + WRITE_RETRY_MS;
-			a->status_write = 0;
-		} else if (a->status_write == UINT64_MAX) {
-			a->status_write = id;
-		}
+		send_patch(a, "/status", "application/strategic-merge-patch+json", patch,
+			   status_written, now_ms);
 		json_decref(patch);
 	}
 }
@@ -485,7 +481,6 @@ int kerf_agent_step(struct kerf_agent *a, int timeout_ms)
 		a->next_write_ms = 0;
 	}
 	sample_util(a, now);
-	read_api_marks(a);
 	write_node(a, now);
 	if (kerf_informer_has_synced(a->pods_inf)) {
 		kerf_agent_pods_step(a, now);

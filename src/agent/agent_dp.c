@@ -108,14 +108,14 @@ int kerf_agent_dp_start(struct kerf_agent *a, struct kerf_err *err)
 void kerf_agent_dp_step(struct kerf_agent *a)
 {
 	struct agent_dp *d = a->dp;
-	struct kerf_agent_marks m;
+	uint64_t down;
 
 	if (!d)
 		return;
-	kerf_agent_effective(a, &m);
+	down = kerf_agent_gpus_down(a);
 	for (size_t i = 0; i < d->nr_devs; i++) {
 		uint32_t g = d->devs[i].gpu_index;
-		int healthy = !a->unknown[0] && !(g < 64 && (m.gpus_down >> g & 1));
+		int healthy = !a->unknown[0] && !(g < 64 && (down >> g & 1));
 
 		if (healthy != d->devs[i].healthy) {
 			d->devs[i].healthy = healthy;

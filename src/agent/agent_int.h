@@ -51,7 +51,7 @@ struct agent_note {
 	bool untrusted, untrusted_sent, evict, evicted;
 	char reason[KERF_MARK_REASON_MAX];
 	int64_t next_try_ms;
-	uint64_t inflight;          /* request id, 0 none */
+	bool inflight;              /* a request for it is on its way */
 };
 
 struct kerf_agent {
@@ -82,7 +82,7 @@ struct kerf_agent {
 	struct kerf_agent_marks fresh;    /* added since, not yet in the API */
 	int64_t fresh_since_ms;     /* the oldest event in fresh, -1 none */
 	bool api_unreadable;        /* the Node's marks do not parse: all down */
-	uint64_t node_write, status_write;   /* request ids in flight */
+	bool writing;               /* a Node or status write is on its way */
 	int64_t next_write_ms;
 
 	/* pods */
@@ -106,8 +106,12 @@ struct kerf_agent {
 
 /* The marks in force: the API's, those not yet written, a bad mark's all. */
 void kerf_agent_effective(const struct kerf_agent *a, struct kerf_agent_marks *m);
+/* Only their GPUs (cheap: what the device plugin asks at every turn). */
+uint64_t kerf_agent_gpus_down(const struct kerf_agent *a);
 
 /* agent_pods.c */
+/* The pod's kerf.io/assigned-gpus ("0,1") as a mask; false: none, or unreadable. */
+bool kerf_agent_pod_gpus(const struct kerf_kpod *p, uint64_t *mask);
 void kerf_agent_pod_job(struct kerf_agent *a, const struct agent_job *job);
 void kerf_agent_pods_step(struct kerf_agent *a, int64_t now_ms);
 int kerf_agent_pods_metrics(const struct kerf_agent *a, struct kerf_buf *b)

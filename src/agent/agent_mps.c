@@ -64,14 +64,11 @@ int kerf_agent_mps_lookup(void *arg, uint32_t gpu, uint32_t uid, struct kerf_mps
 /* The GPU of a pod's one-GPU assignment, or -1. */
 static int one_gpu(const struct agent_pod *p)
 {
-	const char *gpus = kerf_kpod_assigned_gpus(&p->kp);
-	char *end;
-	long g;
+	uint64_t mask;
 
-	if (!gpus || !*gpus)
+	if (!kerf_agent_pod_gpus(&p->kp, &mask) || (mask & (mask - 1)))
 		return -1;
-	g = strtol(gpus, &end, 10);
-	return *end || g < 0 || g > 63 ? -1 : (int)g;
+	return __builtin_ctzll(mask);
 }
 
 static uint64_t gpu_mem_mib(const struct kerf_agent *a, int gpu)

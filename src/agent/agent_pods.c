@@ -50,14 +50,14 @@ static struct agent_note *note_of(struct kerf_agent *a, const struct kerf_kpod *
 	return n;
 }
 
-/* kerf.io/assigned-gpus ("0,1") as a mask; false when it does not read. */
-static bool assigned_mask(const char *s, uint64_t *mask)
+bool kerf_agent_pod_gpus(const struct kerf_kpod *p, uint64_t *mask)
 {
+	const char *s = kerf_kpod_assigned_gpus(p);
 	char item[8];
 	uint64_t v;
 
 	*mask = 0;
-	while (*s) {
+	while (s && *s) {
 		size_t len = strcspn(s, ",");
 
 		if (!len || len >= sizeof(item))
@@ -77,11 +77,11 @@ static bool assigned_mask(const char *s, uint64_t *mask)
 /* Does pod p hold what job names (its GPU, or that MIG instance of it)? */
 static bool hit(const struct kerf_kpod *p, const struct agent_job *job)
 {
-	const char *gpus = kerf_kpod_assigned_gpus(p), *mig;
+	const char *mig;
 	uint64_t mask = 0;
 
-	if (p->phase == KERF_PHASE_SUCCEEDED || p->phase == KERF_PHASE_FAILED || !gpus ||
-	    job->gpu < 0 || job->gpu > 63 || !assigned_mask(gpus, &mask) ||
+	if (p->phase == KERF_PHASE_SUCCEEDED || p->phase == KERF_PHASE_FAILED ||
+	    job->gpu < 0 || job->gpu > 63 || !kerf_agent_pod_gpus(p, &mask) ||
 	    !(mask >> job->gpu & 1))
 		return false;
 	mig = kerf_kpod_assigned_mig(p);
@@ -129,7 +129,7 @@ static void pod_done(void *arg, const struct kerf_kube_response *resp)
 	struct done_arg *d = arg;
 	struct agent_note *n = &d->a->notes[d->note];
 
-	n->inflight = 0;
+	n->inflight = false;
 	if (resp->class == KERF_KUBE_OK || resp->http_status == 404) {
 		if (d->evict) {
 			n->evicted = true;
@@ -182,13 +182,11 @@ static void act(struct kerf_agent *a, size_t i, int64_t now_ms)
 		.body = body, .body_len = strlen(body),
 		.flags = evict ? KERF_KUBE_REQ_OWN_429 : KERF_KUBE_REQ_RETRYABLE,
 	};
-	n->inflight = UINT64_MAX;
+	n->inflight = true;
 	if (a->o.ops->request(a->o.ops->ctx, &req, pod_done, d, &id) < 0) {
-		n->inflight = 0;
+		n->inflight = false;
 		n->next_try_ms = now_ms + EVICT_RETRY_MS;
 		free(d);
-	} else if (n->inflight == UINT64_MAX) {
-		n->inflight = id ? id : 0;
 	}
 	free(body);
 }
