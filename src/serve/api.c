@@ -424,6 +424,8 @@ static int route(const struct kerf_world *w, const char *path, int64_t now_ms,
 		return queue(w, now_ms, out) < 0 ? 500 : 200;
 	if (!strcmp(path, "/api/v1/nodes"))
 		return nodes(w, out) < 0 ? 500 : 200;
+	if (!strcmp(path, "/api/v1/gpus"))
+		return kerf_api_gpus(w, out) < 0 ? 500 : 200;
 	if (pod_path(path, "/api/v1/explain/", ns, sizeof(ns), name, sizeof(name)) ||
 	    pod_path(path, "/api/v1/workloads/", ns, sizeof(ns), name, sizeof(name)))
 		return kerf_api_explain(w, ns, name, now_ms, out);

@@ -1,8 +1,8 @@
 /*
- * api_int: what api.c (routing, tenants, queue, nodes) and api_explain.c
- * share: JSON values built from the world's text and numbers.  A value
- * that cannot be made (out of memory) turns the whole answer into a 500:
- * every setter takes the answer's rc and leaves it negative.
+ * api_int: what api.c (routing, tenants, queue, nodes), api_explain.c and
+ * api_gpus.c share: JSON values built from the world's text and numbers.
+ * A value that cannot be made (out of memory) turns the whole answer into
+ * a 500: every setter takes the answer's rc and leaves it negative.
  */
 #ifndef KERF_SERVE_API_INT_H
 #define KERF_SERVE_API_INT_H
@@ -35,6 +35,9 @@ const char *kerf_api_tenant_name(const struct kerf_state *st, int t);
 /* GET /api/v1/explain/NS/POD: 200 with the explanation, or 404. */
 int kerf_api_explain(const struct kerf_world *w, const char *ns,
 		     const char *name, int64_t now_ms, json_t **out);
+
+/* GET /api/v1/gpus: every GPU of every node (api_gpus.c); negative on OOM. */
+int kerf_api_gpus(const struct kerf_world *w, json_t **out);
 
 /* A Status object for code with reason and message (NULL on OOM). */
 json_t *kerf_api_status(int code, const char *reason, const char *message);

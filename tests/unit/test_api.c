@@ -6,8 +6,8 @@
  * before the core sees them); nodes with free GPUs, cordon and its
  * reason, NVLink domain and MIG layout; explanations whose blocking layer
  * is the one that holds the pod (gang, quota with its numbers, capacity
- * node by node); 404 Status objects for unknown pods and paths, 405 for
- * writes.
+ * node by node); every GPU with its pods, MIG instances and health; 404
+ * Status objects for unknown pods and paths, 405 for writes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -371,6 +371,164 @@ static size_t blocking(const json_t *e)
 	return n;
 }
 
+/* A running pod of kerf's: resources (JSON members), annotations, selector. */
+static void add_pod_on(struct kerf_world *w, const char *ns, const char *name,
+		       const char *res, const char *ann, const char *sel)
+{
+	char text[2048];
+	struct kerf_err err = { 0 };
+	struct kerf_kpod p;
+	json_t *j;
+
+	snprintf(text, sizeof(text),
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\",\"uid\":\"uid-%s\","
+		 "\"creationTimestamp\":\"2026-01-01T00:00:01Z\",\"annotations\":{%s}},"
+		 "\"spec\":{\"schedulerName\":\"kerf\",\"nodeSelector\":{\"kerf.io/pool\":\"%s\"},"
+		 "\"containers\":[{\"name\":\"c\",\"resources\":"
+		 "{\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"%s}}}]},"
+		 "\"status\":{\"phase\":\"Pending\"}}",
+		 name, ns, name, ann, sel, res);
+	j = parse(text);
+	if (kerf_kpod_decode(j, &p, &err) < 0 || kerf_world_pod_set(w, &p, NOW, &err) < 0)
+		fail_msg("pod %s: %s", name, err.msg);
+	json_decref(j);
+}
+
+static const json_t *gpu_item(const json_t *l, const char *node, int index)
+{
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(l, "items"), i, it)
+		if (!strcmp(str(it, "node"), node) && num(it, "index") == index)
+			return it;
+	fail_msg("no GPU %s/%d", node, index);
+	return NULL;
+}
+
+/*
+ * GET /api/v1/gpus: g0 (4 GPUs, GPU 3 marked unhealthy) runs a/w2 (2
+ * GPUs) and b/w1 (1); m0 has GPU 0 in MIG mode with a/mig on a 3g
+ * instance; s0's one GPU is shared by MPS between a/f1 (250m) and b/f2
+ * (500m).  Every GPU once, by node then index, with its pods and what
+ * is left free.
+ */
+static void test_gpus(void **state)
+{
+	struct kerf_world_config cfg = { .scheduler_name = "kerf", .seed = 1 };
+	const char *mps = "\"kerf.io/gpu-sharing\":\"mps\",\"kerf.io/gpu-fraction\":";
+	char ann[128];
+	struct kerf_world *w;
+	struct kerf_actions acts;
+	struct kerf_err err = { 0 };
+	const json_t *g, *p, *mig, *it;
+	json_t *l;
+	size_t i;
+	int whole = 0;
+
+	(void)state;
+	if (kerf_world_new(&cfg, &w, &err) < 0)
+		fail_msg("world: %s", err.msg);
+	add_node_ann(w, "g0", 4, ",\"kerf.io/pool\":\"g\"", "\"kerf.io/unhealthy-gpus\":\"3\"", false);
+	add_node(w, "m0", 2, ",\"kerf.io/pool\":\"m\",\"kerf.io/mig-gpus\":\"1\"", false);
+	add_node(w, "s0", 1, ",\"kerf.io/pool\":\"s\"", false);
+	add_tenant(w, "team-a", NULL, 100000, KERF_QTY_INF);
+	add_tenant(w, "team-b", NULL, 100000, KERF_QTY_INF);
+	assert_int_equal(kerf_world_namespace_set(w, "a", "team-a", &err), 0);
+	assert_int_equal(kerf_world_namespace_set(w, "b", "team-b", &err), 0);
+	add_pod_on(w, "a", "w2", ",\"nvidia.com/gpu\":\"2\"", "", "g");
+	add_pod_on(w, "b", "w1", ",\"nvidia.com/gpu\":\"1\"", "", "g");
+	add_pod_on(w, "a", "mig", ",\"nvidia.com/mig-3g.20gb\":\"1\"", "", "m");
+	snprintf(ann, sizeof(ann), "%s\"250m\"", mps);
+	add_pod_on(w, "a", "f1", "", ann, "s");
+	snprintf(ann, sizeof(ann), "%s\"500m\"", mps);
+	add_pod_on(w, "b", "f2", "", ann, "s");
+	kerf_actions_init(&acts);
+	if (kerf_world_cycle(w, NOW, &acts, &err) < 0)
+		fail_msg("cycle: %s", err.msg);
+	kerf_actions_release(&acts);
+
+	l = get(w, "GET", "/api/v1/gpus", 200);
+	if (getenv("KERF_API_DEBUG"))
+		json_dumpf(l, stderr, JSON_INDENT(1));
+	assert_string_equal(str(l, "kind"), "GPUList");
+	assert_string_equal(str(l, "apiVersion"), KERF_API_VERSION);
+	assert_int_equal(json_array_size(json_object_get(l, "items")), 7);
+	/* by node rank (ties by name), then index */
+	json_array_foreach(json_object_get(l, "items"), i, it) {
+		static const char *const order[] = { "g0", "g0", "g0", "g0", "m0", "m0", "s0" };
+		static const int index[] = { 0, 1, 2, 3, 0, 1, 0 };
+
+		assert_string_equal(str(it, "node"), order[i]);
+		assert_int_equal(num(it, "index"), index[i]);
+		assert_string_equal(str(it, "model"), "A100-SXM4-40GB");
+		assert_int_equal(num(it, "memoryMiB"), 40960);
+		assert_int_equal(json_object_get(it, "mig") != NULL, !strcmp(str(it, "mode"), "mig"));
+	}
+	/* g0: three GPUs whole (two team-a's, one team-b's), GPU 3 down and free */
+	for (int k = 0; k < 3; k++) {
+		g = gpu_item(l, "g0", k);
+		assert_string_equal(str(g, "health"), "ok");
+		assert_string_equal(str(g, "mode"), "whole");
+		assert_int_equal(num(g, "freeMilli"), 0);
+		assert_int_equal(json_array_size(json_object_get(g, "pods")), 1);
+		p = json_array_get(json_object_get(g, "pods"), 0);
+		assert_int_equal(num(p, "milli"), 1000);
+		assert_string_equal(str(p, "share"), "whole");
+		assert_string_equal(str(g, "tenant"), str(p, "tenant"));
+		whole += !strcmp(str(p, "name"), "w2") ? 10 : 1;
+		assert_string_equal(str(p, "namespace"), !strcmp(str(p, "name"), "w2") ? "a" : "b");
+		assert_string_equal(str(p, "tenant"), !strcmp(str(p, "name"), "w2") ? "team-a" : "team-b");
+	}
+	assert_int_equal(whole, 21);
+	g = gpu_item(l, "g0", 3);
+	assert_string_equal(str(g, "health"), "down");
+	assert_string_equal(str(g, "mode"), "free");
+	assert_int_equal(num(g, "freeMilli"), 1000);
+	assert_true(json_is_null(json_object_get(g, "tenant")));
+	assert_int_equal(json_array_size(json_object_get(g, "pods")), 0);
+	/* m0: GPU 0 in MIG mode (nothing free to whole or shared pods), a/mig on a 3g instance */
+	g = gpu_item(l, "m0", 0);
+	assert_string_equal(str(g, "mode"), "mig");
+	assert_int_equal(num(g, "freeMilli"), 0);
+	assert_string_equal(str(g, "tenant"), "team-a");
+	p = json_array_get(json_object_get(g, "pods"), 0);
+	assert_string_equal(str(p, "name"), "mig");
+	assert_string_equal(str(p, "share"), "mig");
+	assert_true(num(p, "milli") > 0 && num(p, "milli") < 1000);
+	mig = json_object_get(g, "mig");
+	assert_true(json_array_size(mig) >= 1);
+	it = NULL;
+	json_array_foreach(mig, i, p)
+		if (json_is_string(json_object_get(p, "pod")))
+			it = p;
+	assert_non_null(it);
+	assert_string_equal(str(it, "pod"), "a/mig");
+	assert_string_equal(str(it, "profile"), "3g.20gb");
+	assert_string_equal(str(it, "tenant"), "team-a");
+	assert_string_equal(str(it, "health"), "ok");
+	g = gpu_item(l, "m0", 1);
+	assert_string_equal(str(g, "mode"), "free");
+	assert_int_equal(num(g, "freeMilli"), 1000);
+	assert_null(json_object_get(g, "mig"));
+	/* s0: two tenants' fractions by MPS: mixed, 250 milli left */
+	g = gpu_item(l, "s0", 0);
+	assert_string_equal(str(g, "mode"), "shared");
+	assert_int_equal(num(g, "freeMilli"), 250);
+	assert_true(json_is_null(json_object_get(g, "tenant")));
+	assert_int_equal(json_array_size(json_object_get(g, "pods")), 2);
+	p = json_array_get(json_object_get(g, "pods"), 0);
+	assert_string_equal(str(p, "name"), "f1");
+	assert_int_equal(num(p, "milli"), 250);
+	assert_string_equal(str(p, "share"), "mps");
+	p = json_array_get(json_object_get(g, "pods"), 1);
+	assert_string_equal(str(p, "name"), "f2");
+	assert_string_equal(str(p, "tenant"), "team-b");
+	assert_int_equal(num(p, "milli"), 500);
+	json_decref(l);
+	kerf_world_free(w);
+}
+
 static void test_explain(void **state)
 {
 	struct kerf_world *w = world();
@@ -464,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_tenants),
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_errors),
 	};
