@@ -16,7 +16,12 @@ pkgs=(
 	libnghttp2-dev protobuf-c-compiler libprotobuf-c-dev  # the device plugin's gRPC (src/grpc, src/deviceplugin)
 	python3-grpcio python3-grpc-tools python3-protobuf  # the kubelet stand-in of the device plugin test
 	prometheus  # promtool: the node agent's metrics checked as Prometheus reads them
+	chromium  # the dashboard's browser test (tests/ui), driven by playwright-core
 )
+# Node.js and npm for that test: Debian's, unless a node and npm are there already
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	pkgs+=(nodejs npm)
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -32,10 +37,13 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
 	echo "install-deps: all ${#pkgs[@]} packages present"
-	exit 0
+else
+	echo "install-deps: installing ${missing[*]}"
+	$sudo apt-get -o DPkg::Lock::Timeout=600 update
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 \
+		install -y --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get -o DPkg::Lock::Timeout=600 update
-DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 \
-	install -y --no-install-recommends "${missing[@]}"
+# playwright-core for tests/ui, the version its package-lock.json pins, into
+# the git-ignored tests/ui/node_modules
+npm ci --prefix "$(cd "$(dirname "$0")/.." && pwd)/tests/ui" --no-audit --no-fund

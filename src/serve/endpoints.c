@@ -14,6 +14,7 @@
 #include "base/parse.h"
 #include "serve/api.h"
 #include "serve/metrics.h"
+#include "serve/ui.h"
 
 struct kerf_endpoints {
 	struct MHD_Daemon *d;
@@ -44,6 +45,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -108,6 +110,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	}
 	if (!strncmp(url, "/api/", 5))
 		return api(e, conn, method, url);
+	if (kerf_ui_is_path(url))
+		return kerf_ui_serve(conn, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+									    "If-None-Match"));
 	return reply(conn, 404, "text/plain", "not found\n", 10);
 }
 

@@ -5,7 +5,8 @@
  *   /healthz   200 "ok" while the loop runs;
  *   /readyz    200 once every cache synced, else 503 with what waits;
  *   /metrics   Prometheus text (serve/metrics.h);
- *   /api/v1/   the read-only JSON API (serve/api.h).
+ *   /api/v1/   the read-only JSON API (serve/api.h);
+ *   /, /ui/    the dashboard, which reads that API (serve/ui.h).
  */
 #ifndef KERF_SERVE_ENDPOINTS_H
 #define KERF_SERVE_ENDPOINTS_H
