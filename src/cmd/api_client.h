@@ -22,12 +22,13 @@ enum kerf_cli_output {
 };
 
 /*
- * The options kerf get and kerf explain share (-o, --server, -h) from
- * argv: -1 to go on (optind at the first operand), else the exit status
- * (0 after --help, 2 after a usage message naming prog).
+ * The options kerf get and kerf explain share (-o, --server, --snapshot,
+ * -h) from argv: -1 to go on (optind at the first operand), else the exit
+ * status (0 after --help, 2 after a usage message naming prog: also for
+ * --server and --snapshot together).
  */
 int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
-		     enum kerf_cli_output *fmt, const char **server);
+		     enum kerf_cli_output *fmt, const char **server, const char **snapshot);
 
 /* -o's value as a format: 0, or 2 after a message on stderr (usage). */
 int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out);
@@ -44,6 +45,15 @@ const char *kerf_cli_server(const char *opt);
  */
 int kerf_cli_get(const char *prog, const char *server, const char *path,
 		 json_t **out);
+
+/*
+ * The answer to path (/api/v1/tenants, queue, nodes, gpus, explain/NS/NAME)
+ * from kerf serve at server, or, when snapshot is a file name, from that
+ * file of `kerf sim snapshot` (cmd/snapshot_read.c): the same shapes.
+ * Returns as kerf_cli_get: 0, 1 after a message on stderr, 2 for usage.
+ */
+int kerf_cli_fetch(const char *prog, const char *server, const char *snapshot,
+		   const char *path, json_t **out);
 
 /* j as JSON or YAML on out: 0, or 1 after a message on stderr. */
 int kerf_cli_print(const char *prog, const json_t *j, enum kerf_cli_output fmt,

@@ -6,11 +6,12 @@
 #include "cmd/opt.h"
 
 int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
-		     enum kerf_cli_output *fmt, const char **server)
+		     enum kerf_cli_output *fmt, const char **server, const char **snapshot)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "server", required_argument, NULL, 's' },
+		{ "snapshot", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -27,6 +28,9 @@ int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 		case 's':
 			*server = optarg;
 			break;
+		case 'f':
+			*snapshot = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -35,6 +39,14 @@ int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 			fputs(usage, stderr);
 			return 2;
 		}
+	}
+	if (*snapshot && *server) {
+		fprintf(stderr, "%s: --server and --snapshot: give one (a live kerf serve, or a file of kerf sim snapshot)\n", prog);
+		return 2;
+	}
+	if (*snapshot && !**snapshot) {
+		fprintf(stderr, "%s: --snapshot: an empty file name\n", prog);
+		return 2;
 	}
 	return -1;
 }

@@ -16,6 +16,7 @@ int kerf_cmd_sim_gpuspec(int argc, char **argv);
 int kerf_cmd_sim_check(int argc, char **argv);
 int kerf_cmd_sim_run(int argc, char **argv);
 int kerf_cmd_sim_mig(int argc, char **argv);
+int kerf_cmd_sim_snapshot(int argc, char **argv);
 int kerf_cmd_plan_mig(int argc, char **argv);
 int kerf_cmd_serve(int argc, char **argv);
 int kerf_cmd_get(int argc, char **argv);

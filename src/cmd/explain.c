@@ -17,10 +17,12 @@
 #include "cmd/table.h"
 
 static const char usage_text[] =
-	"usage: kerf explain NAMESPACE/POD [-o table|json|yaml] [--server URL]\n"
+	"usage: kerf explain NAMESPACE/POD [-o table|json|yaml] [--server URL | --snapshot FILE]\n"
 	"\n"
 	"  -o, --output FMT   table (default; wide is the same), json or yaml\n"
-	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n";
+	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n"
+	"  --snapshot FILE    read a file of 'kerf sim snapshot': TENANT/WORKLOAD names a\n"
+	"                     workload pending in it\n";
 
 static const char prog[] = "kerf explain";
 
@@ -82,12 +84,12 @@ static void print_text(const json_t *a)
 int kerf_cmd_explain(int argc, char **argv)
 {
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
-	const char *server = NULL, *arg, *slash;
+	const char *server = NULL, *snapshot = NULL, *arg, *slash;
 	char shown[300], path[700];
 	json_t *answer;
 	int rc;
 
-	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server);
+	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server, &snapshot);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
@@ -109,7 +111,7 @@ int kerf_cmd_explain(int argc, char **argv)
 		return 2;
 	}
 	snprintf(path, sizeof(path), "/api/v1/explain/%s", arg);
-	rc = kerf_cli_get(prog, kerf_cli_server(server), path, &answer);
+	rc = kerf_cli_fetch(prog, server, snapshot, path, &answer);
 	if (rc)
 		return rc;
 	if (fmt == KERF_OUT_JSON || fmt == KERF_OUT_YAML)

@@ -1,6 +1,7 @@
 /*
- * kerf get tenants|queue|nodes: kerf serve's read-only API
- * (serve/api.h) as kubectl-like tables, or the answer as JSON or YAML.
+ * kerf get tenants|queue|nodes|gpus: kerf serve's read-only API
+ * (serve/api.h), or a file of `kerf sim snapshot` (--snapshot), as
+ * kubectl-like tables, or the answer as JSON or YAML.
  * GPU amounts are shown in GPUs ("2.5"); the API counts them in milli.
  */
 #include <getopt.h>
@@ -15,14 +16,16 @@
 #include "cmd/table.h"
 
 static const char usage_text[] =
-	"usage: kerf get tenants|queue|nodes [-o table|wide|json|yaml] [--server URL]\n"
+	"usage: kerf get tenants|queue|nodes|gpus [-o table|wide|json|yaml] [--server URL | --snapshot FILE]\n"
 	"\n"
 	"  tenants    the tenant tree: quota, usage and borrowing per GPU flavor, pending work, budget\n"
 	"  queue      pending workloads in the order the next cycle takes them, and why each waits\n"
 	"  nodes      nodes: GPU model, GPUs free, cordon, NVLink domain, MIG layout (wide)\n"
+	"  gpus       every GPU: health, mode (free, whole, shared, mig), free share, tenant, pods\n"
 	"\n"
 	"  -o, --output FMT   table (default), wide (more columns), json or yaml\n"
-	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n";
+	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n"
+	"  --snapshot FILE    read a file of 'kerf sim snapshot' instead of kerf serve\n";
 
 static const char prog[] = "kerf get";
 
@@ -208,21 +211,102 @@ static int nodes(const json_t *items, bool wide, struct kerf_table *t)
 	return 0;
 }
 
+/* "ns/a(0.5 mps),ns/b(1 whole)" or "-" */
+static void pods_text(const json_t *pods, char *buf, size_t size)
+{
+	struct kerf_buf b;
+	const json_t *p;
+	char g[32];
+	size_t i;
+	int rc = 0;
+
+	kerf_buf_init(&b, size - 1);
+	json_array_foreach(pods, i, p) {
+		kerf_gpu_text(kerf_cli_int(p, "milli"), g, sizeof(g));
+		rc |= kerf_buf_addf(&b, "%s%s/%s(%s %s)", i ? "," : "", kerf_cli_str(p, "namespace"),
+				    kerf_cli_str(p, "name"), g, kerf_cli_str(p, "share"));
+	}
+	(void)rc;   /* cut short at size: the JSON output has it whole */
+	snprintf(buf, size, "%s", b.len ? kerf_buf_str(&b) : "-");
+	kerf_buf_release(&b);
+}
+
+/* "3g.40gb@0=research,1g.10gb@4!" (= its tenant, ! out of service) or "-" */
+static void gpu_mig_text(const json_t *mig, char *buf, size_t size)
+{
+	struct kerf_buf b;
+	const json_t *m;
+	size_t i;
+	int rc = 0;
+
+	kerf_buf_init(&b, size - 1);
+	json_array_foreach(mig, i, m) {
+		const char *t = kerf_cli_str(m, "tenant");
+
+		rc |= kerf_buf_addf(&b, "%s%s@%lld%s%s%s", i ? "," : "", kerf_cli_str(m, "profile"),
+				    kerf_cli_int(m, "start"), t[0] ? "=" : "", t,
+				    strcmp(kerf_cli_str(m, "health"), "down") ? "" : "!");
+	}
+	(void)rc;
+	snprintf(buf, size, "%s", b.len ? kerf_buf_str(&b) : "-");
+	kerf_buf_release(&b);
+}
+
+static int gpus_table(const json_t *items, bool wide, struct kerf_table *t)
+{
+	static const char *const head[] = { "NODE", "GPU", "MODEL", "HEALTH", "MODE", "FREE",
+					    "TENANT", "PODS", NULL };
+	static const char *const head_wide[] = { "NODE", "GPU", "MODEL", "MEMORY", "HEALTH", "MODE",
+						 "FREE", "TENANT", "PODS", "MIG", NULL };
+	const json_t *item;
+	size_t i;
+
+	kerf_table_init(t, wide ? head_wide : head);
+	json_array_foreach(items, i, item) {
+		char idx[32], f[32], n[32], mem[32], pods[512], mig[512];
+		const char *model = kerf_cli_str(item, "model"), *tenant = kerf_cli_str(item, "tenant");
+
+		snprintf(idx, sizeof(idx), "%lld", kerf_cli_int(item, "index"));
+		kerf_gpu_text(kerf_cli_int(item, "freeMilli"), f, sizeof(f));
+		snprintf(n, sizeof(n), "%zu", json_array_size(json_object_get(item, "pods")));
+		if (json_is_integer(json_object_get(item, "memoryMiB")))
+			snprintf(mem, sizeof(mem), "%lldMi", kerf_cli_int(item, "memoryMiB"));
+		else
+			snprintf(mem, sizeof(mem), "-");
+		pods_text(json_object_get(item, "pods"), pods, sizeof(pods));
+		gpu_mig_text(json_object_get(item, "mig"), mig, sizeof(mig));
+		if (wide) {
+			const char *row[] = { kerf_cli_str(item, "node"), idx, model[0] ? model : "-", mem,
+					      kerf_cli_str(item, "health"), kerf_cli_str(item, "mode"), f,
+					      tenant[0] ? tenant : "-", pods, mig };
+
+			kerf_table_row(t, row);
+		} else {
+			const char *row[] = { kerf_cli_str(item, "node"), idx, model[0] ? model : "-",
+					      kerf_cli_str(item, "health"), kerf_cli_str(item, "mode"), f,
+					      tenant[0] ? tenant : "-", n };
+
+			kerf_table_row(t, row);
+		}
+	}
+	return 0;
+}
+
 int kerf_cmd_get(int argc, char **argv)
 {
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
-	const char *server = NULL, *what, *path;
+	const char *server = NULL, *snapshot = NULL, *what, *path;
 	char shown[80];
 	struct kerf_table t;
 	json_t *answer, *items;
-	enum { RES_TENANTS, RES_QUEUE, RES_NODES } res;
+	enum { RES_TENANTS, RES_QUEUE, RES_NODES, RES_GPUS } res;
 	int rc;
 
-	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server);
+	rc = kerf_cli_options(prog, usage_text, argc, argv, &fmt, &server, &snapshot);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
-		fprintf(stderr, "%s: what to get? tenants, queue or nodes\n", prog);
+		fprintf(stderr, "%s: what to get? tenants, queue, nodes or gpus\n", prog);
 		fputs(usage_text, stderr);
 		return 2;
 	}
@@ -236,8 +320,11 @@ int kerf_cmd_get(int argc, char **argv)
 	} else if (!strcmp(what, "nodes") || !strcmp(what, "node")) {
 		res = RES_NODES;
 		path = "/api/v1/nodes";
+	} else if (!strcmp(what, "gpus") || !strcmp(what, "gpu")) {
+		res = RES_GPUS;
+		path = "/api/v1/gpus";
 	} else {
-		fprintf(stderr, "%s: unknown resource '%s': expected tenants, queue or nodes\n", prog,
+		fprintf(stderr, "%s: unknown resource '%s': expected tenants, queue, nodes or gpus\n", prog,
 			kerf_escape(shown, sizeof(shown), what));
 		return 2;
 	}
@@ -245,7 +332,7 @@ int kerf_cmd_get(int argc, char **argv)
 		kerf_opt_unexpected(prog, argv[optind + 1], NULL);
 		return 2;
 	}
-	rc = kerf_cli_get(prog, kerf_cli_server(server), path, &answer);
+	rc = kerf_cli_fetch(prog, server, snapshot, path, &answer);
 	if (rc)
 		return rc;
 	if (fmt == KERF_OUT_JSON || fmt == KERF_OUT_YAML) {
@@ -258,8 +345,10 @@ int kerf_cmd_get(int argc, char **argv)
 		tenants(items, fmt == KERF_OUT_WIDE, &t);
 	else if (res == RES_QUEUE)
 		queue(answer, fmt == KERF_OUT_WIDE, &t);
-	else
+	else if (res == RES_NODES)
 		nodes(items, fmt == KERF_OUT_WIDE, &t);
+	else
+		gpus_table(items, fmt == KERF_OUT_WIDE, &t);
 	if (t.nr_rows == 1) {
 		fprintf(stderr, "No resources found.\n");
 	} else if (kerf_table_print(&t, stdout) < 0) {

@@ -36,6 +36,8 @@ static void sim_usage(FILE *out)
 		"usage: kerf sim                      the built-in demo: a multi-tenant day\n"
 		"       kerf sim placement            the placement demo: kerf against FGD\n"
 		"       kerf sim run FILE [--json]     run a time-mode scenario (docs/scenario.md)\n"
+		"       kerf sim snapshot FILE --at TIME|end [-o OUT]\n"
+		"                                     the cluster at TIME as kerf get/explain/top read it\n"
 		"       kerf sim check [--runs N] [--seed S]\n"
 		"                                     random scenarios, invariants after every event\n"
 		"       kerf sim openb --nodes FILE --pods FILE [options]\n"
@@ -85,6 +87,8 @@ int kerf_cmd_sim(int argc, char **argv)
 		return kerf_cmd_sim_run(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "mig"))
 		return kerf_cmd_sim_mig(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "snapshot"))
+		return kerf_cmd_sim_snapshot(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "placement"))
 		return kerf_cmd_sim_demo(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -94,7 +98,8 @@ int kerf_cmd_sim(int argc, char **argv)
 	/* kerf sim help [SUB]: SUB's --help, or this list */
 	if (argc >= 2 && !strcmp(argv[1], "help")) {
 		static const char *const subs[] = { "openb", "openb-gpuspec", "openb-replay",
-						    "check", "run", "mig", "placement" };
+						    "check", "run", "mig", "placement",
+						    "snapshot" };
 
 		for (size_t i = 0; argc >= 3 && i < sizeof(subs) / sizeof(subs[0]); i++)
 			if (!strcmp(argv[2], subs[i])) {

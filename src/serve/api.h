@@ -19,9 +19,7 @@
 #include <stdint.h>
 
 #include "serve/world.h"
-
-/* The apiVersion of every answer. */
-#define KERF_API_VERSION "kerf.io/api/v1"
+#include "view/api_json.h"
 
 /*
  * Answer method url (a query is ignored) from w at now_ms: returns the

@@ -1,0 +1,200 @@
+/*
+ * kerf sim snapshot FILE --at TIME [-o OUT]: run a time-mode scenario to
+ * TIME and write what kerf serve's read-only API would show then as one
+ * JSON document (view/snapshot.h, docs/api.md "Snapshots"), for `kerf get
+ * --snapshot`, `kerf explain --snapshot` and `kerf top --snapshot`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "cmd/cmd.h"
+#include "cmd/opt.h"
+#include "sim/scenario.h"
+#include "sim/timesim.h"
+#include "view/snapshot.h"
+
+#define USAGE "usage: kerf sim snapshot FILE --at TIME|end [-o OUT]\n"
+
+static const char help[] =
+	USAGE
+	"\n"
+	"Run the scenario FILE (docs/scenario.md) to TIME of simulated time and\n"
+	"write the cluster as kerf serve's read-only API would show it then:\n"
+	"tenants, queue, nodes, GPUs and the explanation of every pending\n"
+	"workload, one JSON document (docs/api.md, \"Snapshots\").  Read it with\n"
+	"kerf get ... --snapshot OUT, kerf explain TENANT/NAME --snapshot OUT\n"
+	"and kerf top --snapshot OUT.\n"
+	"\n"
+	"  --at TIME        seconds from the start (\"5400\", \"5400.5\"), or a\n"
+	"                   duration (\"2h30m\", \"90m\", \"45s\", \"1h2m3s\"), or end\n"
+	"                   (the scenario's horizon); at most the horizon\n"
+	"  -o, --output OUT write to OUT (default: standard output)\n"
+	"  -h, --help       this text\n"
+	"\n"
+	"exit status: 0 written, 1 failure, 2 usage\n";
+
+static const char prog[] = "kerf sim snapshot";
+
+/* "5400", "5400.5", "2h30m", "1h2m3s", "90m" into ms: 0, or -1. */
+static int parse_at(const char *s, int64_t *ms)
+{
+	int64_t total = 0;
+	bool unit = false;
+	const char *p = s;
+
+	if (!*s)
+		return -1;
+	while (*p) {
+		int64_t v = 0, frac = 0, scale = 1000;
+		int digits = 0, fd = 0;
+
+		for (; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (v > INT64_C(100000000000))
+				return -1;
+			v = v * 10 + (*p - '0');
+		}
+		if (*p == '.') {
+			for (p++; *p >= '0' && *p <= '9'; p++, fd++)
+				if (fd < 3) {
+					frac = frac * 10 + (*p - '0');
+					scale /= 10;
+				}
+			if (!fd)
+				return -1;
+		}
+		if (!digits)
+			return -1;
+		if (fd && scale > 1)
+			frac *= scale;
+		if (*p == 'h' || *p == 'm' || *p == 's') {
+			int64_t mul = *p == 'h' ? 3600 : *p == 'm' ? 60 : 1;
+
+			total += v * mul * 1000 + frac * mul;
+			unit = true;
+			p++;
+		} else if (!*p && !unit) {
+			total += v * 1000 + frac;
+		} else {
+			return -1;
+		}
+	}
+	*ms = total;
+	return 0;
+}
+
+static int write_snapshot(const struct kerf_scenario *sc, const char *file, int64_t at_ms,
+			  bool at_end, const char *out_path)
+{
+	struct kerf_timesim ts;
+	struct kerf_err err = { 0 };
+	struct kerf_view_source src = { .scenario = file, .name = sc->name[0] ? sc->name : NULL,
+					.seed = sc->seed };
+	json_t *snap = NULL;
+	FILE *out = stdout;
+	int rc = kerf_timesim_init(&ts, sc, &err);
+
+	if (rc == 0) {
+		if (at_end)
+			at_ms = ts.horizon_ms;
+		if (at_ms > ts.horizon_ms) {
+			fprintf(stderr, "%s: --at %.3f s is after the end of the scenario (its horizon is %.3f s)\n",
+				prog, (double)at_ms / 1e3, (double)ts.horizon_ms / 1e3);
+			kerf_timesim_release(&ts);
+			return 2;
+		}
+		ts.horizon_ms = at_ms;
+		rc = kerf_timesim_run(&ts, &err);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		if (ts.sc)
+			kerf_timesim_release(&ts);
+		return 1;
+	}
+	src.policy = ts.pol.name;
+	rc = kerf_view_snapshot(&ts.st, ts.now_ms, &src, &snap);
+	if (rc == 0 && out_path && !(out = fopen(out_path, "w"))) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, out_path, strerror(errno));
+		rc = 1;
+	} else if (rc == 0) {
+		if (json_dumpf(snap, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF ||
+		    (out_path ? fclose(out) : fflush(out)) != 0) {
+			fprintf(stderr, "%s: the snapshot could not be written%s%s\n", prog,
+				out_path ? " to " : "", out_path ? out_path : "");
+			rc = 1;
+		}
+	} else {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		rc = 1;
+	}
+	json_decref(snap);
+	kerf_timesim_release(&ts);
+	return rc;
+}
+
+int kerf_cmd_sim_snapshot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "at", required_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct kerf_scenario sc;
+	struct kerf_err err = { 0 };
+	const char *at = NULL, *out = NULL;
+	char shown[80];
+	int64_t at_ms = 0;
+	int c, status;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			at = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		default:
+			kerf_opt_error(prog, c, argv);
+			return 2;
+		}
+	}
+	if (optind < argc - 1) {
+		kerf_opt_unexpected(prog, argv[optind + 1], NULL);
+		return 2;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: which scenario? FILE\n" USAGE, prog);
+		return 2;
+	}
+	if (!at) {
+		fprintf(stderr, "%s: --at is required: TIME in seconds, a duration like 2h30m, or end\n" USAGE, prog);
+		return 2;
+	}
+	if (strcmp(at, "end") && parse_at(at, &at_ms) < 0) {
+		fprintf(stderr, "%s: --at '%s': expected seconds (5400 or 5400.5), a duration (2h30m, 90m, 45s) or end\n",
+			prog, kerf_escape(shown, sizeof(shown), at));
+		return 2;
+	}
+	if (out && !*out) {
+		fprintf(stderr, "%s: --output: an empty file name\n", prog);
+		return 2;
+	}
+	if (kerf_scenario_load(&sc, argv[optind], &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		return 1;
+	}
+	status = write_snapshot(&sc, argv[optind], at_ms, !strcmp(at, "end"), out);
+	kerf_scenario_release(&sc);
+	return status;
+}
