@@ -79,11 +79,15 @@ static int emit(yaml_emitter_t *e, const json_t *j)
 		snprintf(num, sizeof(num), "%.17g", json_real_value(j));
 		/* 1.5 stays 1.5: shortest text that reads back the same */
 		for (int prec = 1; prec < 17; prec++) {
+			double r = json_real_value(j), mag = r < 0 ? -r : r;
 			char t[64];
 			double d;
 
-			snprintf(t, sizeof(t), "%.*g", prec, json_real_value(j));
-			if (sscanf(t, "%lf", &d) == 1 && d == json_real_value(j)) {
+			snprintf(t, sizeof(t), "%.*g", prec, r);
+			/* 120 stays 120.0, not 1.2e+02: exponents only far from 1 */
+			if (strchr(t, 'e') && mag >= 1e-4 && mag < 1e15)
+				continue;
+			if (sscanf(t, "%lf", &d) == 1 && d == r) {
 				memcpy(num, t, strlen(t) + 1);
 				break;
 			}
