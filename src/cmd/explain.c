@@ -3,7 +3,8 @@
  * kerf serve's read-only API (GET /api/v1/explain/NS/POD): the verdict
  * of the last cycle, then every layer kerf can tell (the pod and its
  * gang, class, budget, quota per flavor, capacity, topology, isolation,
- * preemption), each marked blocking or not.
+ * preemption), each marked blocking or not, then what would unblock
+ * each blocking one.  --snapshot reads a file of `kerf sim snapshot`.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static void print_text(const json_t *a)
 	const json_t *l;
 	struct kerf_table t;
 	static const char *const head[] = { "LAYER", "BLOCKING", "MESSAGE", NULL };
+	static const char *const unblock_head[] = { "LAYER", "WOULD UNBLOCK IT", NULL };
 	char text[512], wait[32];
 	size_t i;
 
@@ -72,6 +74,20 @@ static void print_text(const json_t *a)
 				      kerf_cli_str(l, "message") };
 
 		kerf_table_row(&t, row);
+	}
+	if (t.nr_rows > 1) {
+		printf("\n");
+		if (kerf_table_print(&t, stdout) < 0)
+			fprintf(stderr, "%s: out of memory\n", prog);
+	}
+	kerf_table_release(&t);
+	/* what would unblock each blocking layer */
+	kerf_table_init(&t, unblock_head);
+	json_array_foreach(json_object_get(a, "layers"), i, l) {
+		const char *row[] = { kerf_cli_str(l, "layer"), kerf_cli_str(l, "unblock") };
+
+		if (json_is_true(json_object_get(l, "blocking")) && row[1][0])
+			kerf_table_row(&t, row);
 	}
 	if (t.nr_rows > 1) {
 		printf("\n");

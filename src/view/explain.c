@@ -43,17 +43,70 @@ json_t *kerf_view_layer(json_t *a, const char *name, bool blocking, const char *
 	return o;
 }
 
+void kerf_view_unblock(json_t *layer, const char *text, int *rc)
+{
+	kerf_api_put(layer, "unblock", kerf_api_str(text), rc);
+}
+
+/* An amount of dimension res as text: GPUs ("2", "0.5") or the unit's count. */
+static void amount_text(int res, int64_t v, char *buf, size_t size)
+{
+	size_t n;
+
+	if (res < KERF_RES_GPU0 || v % 1000 == 0) {
+		snprintf(buf, size, "%" PRId64, res < KERF_RES_GPU0 ? v : v / 1000);
+		return;
+	}
+	snprintf(buf, size, "%" PRId64 ".%03" PRId64, v / 1000, (v < 0 ? -v : v) % 1000);
+	for (n = strlen(buf); n > 0 && buf[n - 1] == '0'; n--)
+		buf[n - 1] = '\0';
+}
+
 static void class_layer(const struct kerf_state *st, const struct kerf_workload *wl,
 			json_t *a, int *rc)
 {
 	const struct kerf_tenant *t = &st->tenants.t[wl->tenant];
 	bool ok = !t->allowed_classes || (t->allowed_classes >> wl->class_idx & 1);
 	char text[256];
+	json_t *o;
 
 	snprintf(text, sizeof(text), "priority class '%s' (%" PRId32 ") is %sallowed for tenant '%s'",
 		 st->classes.c[wl->class_idx].name, st->classes.c[wl->class_idx].value,
 		 ok ? "" : "not ", t->name);
-	kerf_view_layer(a, "class", !ok, text, rc);
+	o = kerf_view_layer(a, "class", !ok, text, rc);
+	if (!ok) {
+		snprintf(text, sizeof(text), "a priority class tenant '%s' allows, or class '%s' allowed for it",
+			 t->name, st->classes.c[wl->class_idx].name);
+		kerf_view_unblock(o, text, rc);
+	}
+}
+
+/* When the budget that holds wl frees it: its window's end, or a raise. */
+static void budget_unblock(const struct kerf_state *st, const struct kerf_workload *wl,
+			   int64_t now_ms, json_t *o, int *rc)
+{
+	char text[KERF_REASON_MAX], at[64];
+
+	for (int k = wl->tenant; k > KERF_TENANT_ROOT; k = st->tenants.t[k].parent) {
+		const struct kerf_tenant *t = &st->tenants.t[k];
+		const struct kerf_budget *b = &t->budget;
+		json_t *when;
+
+		if (b->limit_milli_ms <= 0 || b->used_milli_ms < b->limit_milli_ms)
+			continue;
+		if (b->window_ms <= 0) {
+			snprintf(text, sizeof(text), "the GPU-hour budget of tenant '%s' raised (it has no window to reset)",
+				 t->name);
+		} else {
+			when = kerf_api_time(b->window_start_ms + b->window_ms);
+			snprintf(at, sizeof(at), "%s", json_is_string(when) ? json_string_value(when) : "?");
+			json_decref(when);
+			snprintf(text, sizeof(text), "the budget window of tenant '%s' resets at %s (in %.1f h), or its GPU-hour budget raised",
+				 t->name, at, (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6);
+		}
+		kerf_view_unblock(o, text, rc);
+		return;
+	}
 }
 
 static void budget_layer(const struct kerf_state *st, const struct kerf_workload *wl,
@@ -62,7 +115,9 @@ static void budget_layer(const struct kerf_state *st, const struct kerf_workload
 	char text[KERF_REASON_MAX];
 
 	if (kerf_budget_holds(st, wl, now_ms, text, sizeof(text))) {
-		kerf_view_layer(a, "budget", true, text, rc);
+		json_t *o = kerf_view_layer(a, "budget", true, text, rc);
+
+		budget_unblock(st, wl, now_ms, o, rc);
 		return;
 	}
 	for (int t = wl->tenant; t >= 0; t = st->tenants.t[t].parent) {
@@ -120,6 +175,30 @@ static json_t *flavor_verdict(const struct kerf_state *st, const struct kerf_wor
 			 st->tenants.t[v.tenant].name, dim, v.need, v.limit,
 			 st->tenants.t[v.tenant].quota.nominal.v[v.res],
 			 st->tenants.t[v.tenant].usage.v[v.res]);
+	{
+		const struct kerf_tenant *lt = &st->tenants.t[v.tenant];
+		char more[32], lim[32], nom[32], brw[32], use[32], how[600], what[96];
+
+		amount_text(v.res, v.need - v.limit, more, sizeof(more));
+		amount_text(v.res, v.limit, lim, sizeof(lim));
+		amount_text(v.res, lt->quota.nominal.v[v.res], nom, sizeof(nom));
+		amount_text(v.res, lt->usage.v[v.res], use, sizeof(use));
+		if (lt->quota.borrow_limit.v[v.res] == KERF_QTY_INF)
+			snprintf(brw, sizeof(brw), "unlimited");
+		else
+			amount_text(v.res, lt->quota.borrow_limit.v[v.res], brw, sizeof(brw));
+		if (v.res >= KERF_RES_GPU0)
+			snprintf(what, sizeof(what), "GPUs of flavor %s", st->cluster.models[v.res - KERF_RES_GPU0].name);
+		else
+			snprintf(what, sizeof(what), "%s", dim);
+		if (v.nominal_only)
+			snprintf(how, sizeof(how), "needs %s more %s within the nominal %s of tenant '%s' (non-preemptible work does not borrow): its work finishing, or a higher nominal",
+				 more, what, nom, lt->name);
+		else
+			snprintf(how, sizeof(how), "needs %s more %s in quota: tenant '%s' may use up to %s (nominal %s, borrowing up to %s more) and uses %s; its work finishing, or a higher nominal or borrowing limit",
+				 more, what, lt->name, lim, nom, brw, use);
+		kerf_api_put(o, "unblock", kerf_api_str(how), rc);
+	}
 	kerf_api_put(o, "limitedBy", kerf_api_str(st->tenants.t[v.tenant].name), rc);
 	kerf_api_put(o, "dimension", kerf_api_str(dim), rc);
 	kerf_api_put(o, "need", json_integer(v.need), rc);
@@ -135,7 +214,7 @@ static void quota_layer(const struct kerf_state *st, const struct kerf_workload 
 	uint64_t common = c->nr_models >= 64 ? UINT64_MAX : ((uint64_t)1 << c->nr_models) - 1;
 	bool gpu = false, any = false, fits;
 	json_t *fl = json_array(), *o;
-	char text[600] = "";
+	char text[600] = "", how[700] = "";
 
 	for (int i = 0; i < wl->nr_sets; i++)
 		if (wl->sets[i].req.nr_gpus > 0) {
@@ -147,8 +226,10 @@ static void quota_layer(const struct kerf_state *st, const struct kerf_workload 
 		json_t *v = flavor_verdict(st, wl, -1, &fits, rc);
 
 		any = fits;
-		if (!fits)
+		if (!fits) {
 			snprintf(text, sizeof(text), "%s", json_string_value(json_object_get(v, "message")));
+			snprintf(how, sizeof(how), "%s", json_string_value(json_object_get(v, "unblock")));
+		}
 		kerf_api_push(fl, v, rc);
 	}
 	for (int f = 0; gpu && f < (int)c->nr_models; f++) {
@@ -157,14 +238,18 @@ static void quota_layer(const struct kerf_state *st, const struct kerf_workload 
 		if (!(common >> f & 1))
 			continue;
 		v = flavor_verdict(st, wl, f, &fits, rc);
-		if (!fits && !text[0] && json_object_get(v, "message"))
+		if (!fits && !text[0] && json_object_get(v, "message")) {
 			snprintf(text, sizeof(text), "%s", json_string_value(json_object_get(v, "message")));
+			snprintf(how, sizeof(how), "%s", json_string_value(json_object_get(v, "unblock")));
+		}
 		any |= fits;
 		kerf_api_push(fl, v, rc);
 	}
 	if (any || !text[0])
 		snprintf(text, sizeof(text), any ? "its tenant's quota has room in at least one flavor" : "no GPU flavor it may use is in the cluster");
 	o = kerf_view_layer(a, "quota", !any, text, rc);
+	if (!any)
+		kerf_view_unblock(o, how[0] ? how : "a node with a GPU flavor it may use added to the cluster", rc);
 	kerf_api_put(o, "flavors", fl, rc);
 }
 
@@ -214,6 +299,12 @@ static bool capacity_layer(const struct kerf_state *st, const struct kerf_worklo
 	}
 	(void)cut;
 	o = kerf_view_layer(a, "capacity", blocked, kerf_buf_str(&b), rc);
+	if (blocked)
+		kerf_view_unblock(o, wl->pending == KERF_PENDING_NEVER_FITS ?
+				  "a node that could ever host its pods (enough GPUs, CPU, memory, the labels and taints it needs) added to the cluster" :
+				  short_of ? "room on more nodes for its pods (counted per reason above): running work there finishing, MIG instances freed, GPUs back in service, or nodes added" :
+				  "enough room at once where its pods must go together: running work there finishing, or nodes added",
+				  rc);
 	kerf_api_put(o, "sets", sets, rc);
 	kerf_buf_release(&b);
 	return short_of;
@@ -229,12 +320,15 @@ static void isolation_layer(const struct kerf_state *st, const struct kerf_workl
 	};
 	const struct kerf_tenant *t = &st->tenants.t[wl->tenant];
 	char text[300];
+	json_t *o;
 
 	snprintf(text, sizeof(text), "tenant '%s' is isolated at level %s: its work %s%s", t->name,
 		 t->isolation == KERF_ISOLATION_TENANT ? "Tenant" : t->isolation == KERF_ISOLATION_HARDWARE ? "Hardware" : "Shared",
 		 what[t->isolation < KERF_ISOLATION_COUNT_ ? t->isolation : 0],
 		 sharing ? "; GPUs with room are shared against it on some nodes" : "");
-	kerf_view_layer(a, "isolation", blocked && sharing > 0, text, rc);
+	o = kerf_view_layer(a, "isolation", blocked && sharing > 0, text, rc);
+	if (blocked && sharing > 0)
+		kerf_view_unblock(o, "a GPU with room free of fractions it may not share with: those fractions finishing, or a tenant isolation level that allows sharing", rc);
 }
 
 static void preemption_layer(const struct kerf_state *st, const struct kerf_workload *wl,
@@ -245,7 +339,8 @@ static void preemption_layer(const struct kerf_state *st, const struct kerf_work
 	if (wl->state == KERF_WL_PENDING && kerf_wl_pre(wl)->nr_victims) {
 		snprintf(text, sizeof(text), "waiting for %u workload%s to checkpoint and leave",
 			 kerf_wl_pre(wl)->nr_victims, kerf_wl_pre(wl)->nr_victims == 1 ? "" : "s");
-		kerf_view_layer(a, "preemption", true, text, rc);
+		kerf_view_unblock(kerf_view_layer(a, "preemption", true, text, rc),
+				  "the workloads asked to leave checkpointing and leaving (each has a deadline; kerf evicts those that miss it)", rc);
 	} else if (wl->state == KERF_WL_RUNNING && kerf_wl_pre(wl)->preempt_deadline_ms > 0) {
 		const struct kerf_workload *by = kerf_state_find(st, kerf_wl_pre(wl)->preempted_by);
 		json_t *o;
@@ -297,8 +392,16 @@ void kerf_view_core_layers(const struct kerf_state *st, const struct kerf_worklo
 
 		snprintf(text, sizeof(text), "%u of %u pods must be placed together, %s",
 			 wl->min_count, kerf_workload_pods(wl), kerf_view_topology_text(wl->topology));
+		bool held = cap && !short_of && wl->topology != KERF_TOPO_PACK;
+		json_t *o;
+
 		/* enough nodes for each pod alone, yet it waits: the constraint */
-		kerf_view_layer(a, "topology", cap && !short_of && wl->topology != KERF_TOPO_PACK, text, rc);
+		o = kerf_view_layer(a, "topology", held, text, rc);
+		if (held) {
+			snprintf(text, sizeof(text), "room for %u pods at once %s: running work there finishing, or nodes added",
+				 wl->min_count, wl->topology == KERF_TOPO_NODE ? "on one node" : "in one NVLink domain");
+			kerf_view_unblock(o, text, rc);
+		}
 	}
 	isolation_layer(st, wl, cap, sharing, a, rc);
 	preemption_layer(st, wl, a, rc);

@@ -71,6 +71,9 @@ const char *kerf_view_topology_text(enum kerf_topology t);
 json_t *kerf_view_layer(json_t *a, const char *name, bool blocking,
 			const char *message, int *rc);
 
+/* layer["unblock"] = text: what would unblock a blocking layer. */
+void kerf_view_unblock(json_t *layer, const char *text, int *rc);
+
 /* The workload's fields from state to message (docs/api.md) into o. */
 void kerf_view_workload_fields(const struct kerf_state *st, const struct kerf_workload *wl,
 			       int64_t now_ms, json_t *o, int *rc);
