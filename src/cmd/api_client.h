@@ -30,6 +30,10 @@ enum kerf_cli_output {
 int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 		     enum kerf_cli_output *fmt, const char **server, const char **snapshot);
 
+/* --server and --snapshot given together or an empty file name: 2 after
+ * a message naming prog; else -1 (go on). */
+int kerf_cli_source_check(const char *prog, const char *server, const char *snapshot);
+
 /* -o's value as a format: 0, or 2 after a message on stderr (usage). */
 int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out);
 

@@ -40,11 +40,16 @@ int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 			return 2;
 		}
 	}
-	if (*snapshot && *server) {
+	return kerf_cli_source_check(prog, *server, *snapshot);
+}
+
+int kerf_cli_source_check(const char *prog, const char *server, const char *snapshot)
+{
+	if (snapshot && server) {
 		fprintf(stderr, "%s: --server and --snapshot: give one (a live kerf serve, or a file of kerf sim snapshot)\n", prog);
 		return 2;
 	}
-	if (*snapshot && !**snapshot) {
+	if (snapshot && !*snapshot) {
 		fprintf(stderr, "%s: --snapshot: an empty file name\n", prog);
 		return 2;
 	}

@@ -36,6 +36,17 @@ static void field(const char *label, const char *value)
 	free(shown);
 }
 
+/* t after a blank line, unless it has no rows; then released. */
+static void print_table(struct kerf_table *t)
+{
+	if (t->nr_rows > 1) {
+		printf("\n");
+		if (kerf_table_print(t, stdout) < 0)
+			fprintf(stderr, "%s: out of memory\n", prog);
+	}
+	kerf_table_release(t);
+}
+
 static void print_text(const json_t *a)
 {
 	const json_t *pod = json_object_get(a, "pod"), *wl = json_object_get(a, "workload");
@@ -75,12 +86,7 @@ static void print_text(const json_t *a)
 
 		kerf_table_row(&t, row);
 	}
-	if (t.nr_rows > 1) {
-		printf("\n");
-		if (kerf_table_print(&t, stdout) < 0)
-			fprintf(stderr, "%s: out of memory\n", prog);
-	}
-	kerf_table_release(&t);
+	print_table(&t);
 	/* what would unblock each blocking layer */
 	kerf_table_init(&t, unblock_head);
 	json_array_foreach(json_object_get(a, "layers"), i, l) {
@@ -89,12 +95,7 @@ static void print_text(const json_t *a)
 		if (json_is_true(json_object_get(l, "blocking")) && row[1][0])
 			kerf_table_row(&t, row);
 	}
-	if (t.nr_rows > 1) {
-		printf("\n");
-		if (kerf_table_print(&t, stdout) < 0)
-			fprintf(stderr, "%s: out of memory\n", prog);
-	}
-	kerf_table_release(&t);
+	print_table(&t);
 }
 
 int kerf_cmd_explain(int argc, char **argv)

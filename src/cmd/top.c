@@ -282,14 +282,8 @@ int kerf_cmd_top(int argc, char **argv)
 		kerf_opt_unexpected(prog, argv[optind], NULL);
 		return 2;
 	}
-	if (server && snapshot) {
-		fprintf(stderr, "%s: --server and --snapshot: give one (a live kerf serve, or a file of kerf sim snapshot)\n", prog);
-		return 2;
-	}
-	if (snapshot && !*snapshot) {
-		fprintf(stderr, "%s: --snapshot: an empty file name\n", prog);
-		return 2;
-	}
+	if ((rc = kerf_cli_source_check(prog, server, snapshot)) >= 0)
+		return rc;
 	if (single || fmt == KERF_OUT_JSON || fmt == KERF_OUT_YAML || !isatty(STDOUT_FILENO))
 		return once(server, snapshot, fmt, false);
 	signal(SIGINT, on_signal);
