@@ -29,7 +29,7 @@ static const char help[] =
 	"kerf get ... --snapshot OUT, kerf explain TENANT/NAME --snapshot OUT\n"
 	"and kerf top --snapshot OUT.\n"
 	"\n"
-	"  --at TIME        seconds from the start (\"5400\", \"5400.5\"), or a\n"
+	"  --at TIME        seconds from the start (\"5400\", \"5400.5\", to the ms), or a\n"
 	"                   duration (\"2h30m\", \"90m\", \"45s\", \"1h2m3s\"), or end\n"
 	"                   (the scenario's horizon); at most the horizon\n"
 	"  -o, --output OUT write to OUT (default: standard output)\n"
@@ -58,11 +58,13 @@ static int parse_at(const char *s, int64_t *ms)
 			v = v * 10 + (*p - '0');
 		}
 		if (*p == '.') {
-			for (p++; *p >= '0' && *p <= '9'; p++, fd++)
-				if (fd < 3) {
-					frac = frac * 10 + (*p - '0');
-					scale /= 10;
-				}
+			/* to the millisecond: a finer digit is refused, not rounded */
+			for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
+				if (fd >= 3)
+					return -1;
+				frac = frac * 10 + (*p - '0');
+				scale /= 10;
+			}
 			if (!fd)
 				return -1;
 		}

@@ -38,7 +38,7 @@ same() { diff -u "$1" "$tmp/out" >"$tmp/diff" && echo 0 || { cat "$tmp/diff" >>"
 # ---- kerf sim snapshot: usage errors, nothing run -----------------------
 rc=$(run sim snapshot "$nvl")
 ok "snapshot without --at: usage (2)" "$([ "$rc" = 2 ] && err '--at is required' | grep -q 0 && echo 0 || echo 1)"
-for bad in 2x 1h30 -5 1.2.3 h ''; do
+for bad in 2x 1h30 -5 1.2.3 h 1.0005 1. ''; do
 	rc=$(run sim snapshot "$nvl" --at "$bad")
 	ok "snapshot --at '$bad' refused (2)" "$([ "$rc" = 2 ] && [ "$(err "--at '$bad': expected seconds")" = 0 ] && echo 0 || echo 1)"
 done
