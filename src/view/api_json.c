@@ -1,3 +1,6 @@
+/*
+ * api_json: the JSON values every view is made of (view/api_json.h).
+ */
 #include "view/api_json.h"
 
 #include <stdio.h>
