@@ -69,6 +69,42 @@ ok "get gpus --snapshot: 32 GPUs, those of a0 whole and lab's" "$([ "$rc" = 0 ] 
 rc=$(run explain lab/gang-0 --snapshot "$tmp/s.json" -o yaml)
 ok "explain --snapshot -o yaml" "$([ "$rc" = 0 ] && grep -q '^kind: Explanation$' "$tmp/out" && echo 0 || echo 1)"
 
+# ---- GPUs of a simulated cluster: fractions, MIG instances, whole GPUs ---
+rc=$(run sim snapshot "$src/tests/sim/mig.yaml" --at 30m -o "$tmp/mig.json")
+ok "mig.yaml at 30m: snapshot written" "$rc"
+ok "mig.yaml: MIG GPUs show each instance with its tenant and pod, whole GPUs their pod" "$(python3 - "$tmp/mig.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))['gpus']['items']
+by = {(x['node'], x['index']): x for x in g}
+m0, m1, f0 = by[('mig-0', 0)], by[('mig-0', 1)], by[('full-0', 1)]
+good = [x['node'] for x in g] == ['mig-0', 'mig-0', 'full-0', 'full-0']
+good &= m0['mode'] == 'mig' and m0['freeMilli'] == 0 and m0['tenant'] == 'lab'
+good &= sorted((i['profile'], i['start'], i['pod']) for i in m0['mig']) == [
+    ('3g.40gb', 0, 'lab/lab-0'), ('3g.40gb', 4, 'lab/lab-1')] or sorted(
+    (i['profile'], i['start'], i['pod']) for i in m0['mig']) == [
+    ('3g.40gb', 0, 'lab/lab-1'), ('3g.40gb', 4, 'lab/lab-0')]
+good &= all(p['share'] == 'mig' for p in m0['pods'] + m1['pods'])
+good &= m1['tenant'] is None and {i['tenant'] for i in m1['mig']} == {'serve', 'secure'}
+good &= f0['mode'] == 'whole' and f0['pods'] == [{'namespace': 'train', 'name': 'train-0',
+                                                  'tenant': 'train', 'milli': 1000, 'share': 'whole'}]
+good &= 'mig' not in f0 and all(set(x) >= {'node', 'index', 'model', 'memoryMiB', 'health', 'mode',
+                                          'freeMilli', 'tenant', 'pods'} for x in g)
+sys.exit(not good)
+PY
+echo $?)"
+rc=$(run sim snapshot "$src/tests/sim/isolation.yaml" --at 1h -o "$tmp/iso.json")
+ok "isolation.yaml: fractions shared under MPS and time-slicing, one tenant or mixed" "$(python3 - "$tmp/iso.json" <<'PY'
+import json, sys
+g = {(x['node'], x['index']): x for x in json.load(open(sys.argv[1]))['gpus']['items']}
+a, b = g[('l4-0', 0)], g[('l4-0', 1)]
+good = a['mode'] == 'shared' and a['tenant'] == 'bank' and {p['share'] for p in a['pods']} == {'mps'}
+good &= sum(p['milli'] for p in a['pods']) + a['freeMilli'] == 1000
+good &= b['tenant'] is None and {p['tenant'] for p in b['pods']} == {'lab', 'lab2'}
+good &= {p['share'] for p in b['pods']} == {'timeslice'}
+sys.exit(not good)
+PY
+echo $?)"
+
 # ---- kerf get / explain / top: a bad snapshot or options ----------------
 rc=$(run get gpus --snapshot "$tmp/nothing.json")
 ok "get --snapshot of a missing file fails (1), naming it" "$([ "$rc" = 1 ] && [ "$(err "--snapshot '$tmp/nothing.json'")" = 0 ] && echo 0 || echo 1)"
