@@ -8,7 +8,10 @@
  * pod of it and why the others cannot (kerf_node_misfit), as
  * kube-scheduler's "0/5 nodes are available" does; it does not see the
  * room held for a head-of-line gang or for preemptors, which the core's
- * sentence does.
+ * sentence does.  Every blocking layer says what would unblock it
+ * ("unblock"): the GPUs missing in quota and the limits of the tenant
+ * that limits it, the time a budget resets, the room that would let it
+ * start.
  */
 #include "view/view.h"
 
