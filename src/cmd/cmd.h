@@ -37,4 +37,7 @@ struct kerf_scenario;
  */
 int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json);
 
+/* Write the built-in scenario on stdout; 0, or 1 after a message. */
+int kerf_sim_print_builtin(const char *prog);
+
 #endif /* KERF_CMD_CMD_H */

@@ -33,9 +33,12 @@ enum { MAX_SEEDS = 1000, MAX_POLICIES = 16, MAX_MOVES_PER_HOUR = 1000000 };
 static void sim_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: kerf sim                      the built-in demo: a multi-tenant day\n"
+		"usage: kerf sim [--policy NAME] [--seed N]\n"
+		"                                     the built-in demo: a multi-tenant day\n"
+		"       kerf sim --print-scenario     write the built-in day out as a scenario file\n"
 		"       kerf sim placement            the placement demo: kerf against FGD\n"
-		"       kerf sim run FILE [--json]     run a time-mode scenario (docs/scenario.md)\n"
+		"       kerf sim run FILE|--builtin [--policy NAME] [--seed N] [--json]\n"
+		"                                     run a time-mode scenario (docs/scenario.md)\n"
 		"       kerf sim snapshot FILE --at TIME|end [-o OUT]\n"
 		"                                     the cluster at TIME as kerf get/explain/top read it\n"
 		"       kerf sim check [--runs N] [--seed S]\n"

@@ -1,13 +1,18 @@
 /*
  * kerf sim (no arguments): the built-in demo, a day on a shared cluster
- * (src/sim/demo_day.c) through the real core, its report, and a few lines
- * on what the controls did: production's start times, shares against
- * entitlements, preemptions and the work they cost, budgets, idle GPUs.
+ * (examples/scenario/builtin-day.yaml, compiled in; src/sim/demo_day.c)
+ * through the real core, its report, and a few lines on what the controls
+ * did: production's start times, shares against entitlements, preemptions
+ * and the work they cost, budgets, idle GPUs.  --print-scenario writes the
+ * file out; --policy and --seed override the scenario's own.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/sim_scenario_opts.h"
 #include "core/budget.h"
 #include "sim/demo_day.h"
 #include "sim/timesim.h"
@@ -96,21 +101,71 @@ static int check_each(void *ctx, struct kerf_timesim *ts,
 	return kerf_state_check(&ts->st, dw->err) < 0 ? 1 : 0;
 }
 
+/* Write the built-in scenario, for copying; 0, or 1 on a write error. */
+int kerf_sim_print_builtin(const char *prog)
+{
+	if (fwrite(kerf_demo_day_yaml, 1, kerf_demo_day_yaml_len, stdout) !=
+	    kerf_demo_day_yaml_len || fflush(stdout) != 0) {
+		fprintf(stderr, "%s: the scenario could not be written to stdout\n", prog);
+		return 1;
+	}
+	return 0;
+}
+
 int kerf_cmd_sim_day(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "print-scenario", no_argument, NULL, 'p' },
+		KERF_SIM_OVERRIDE_LONGOPTS,
+		{ 0 },
+	};
+	struct kerf_sim_overrides ov = { 0 };
 	struct kerf_scenario sc;
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
 	struct day_watch dw = { .err = &err };
 	size_t gpus = 0, submitted = 0;
-	int rc;
+	bool print = false;
+	int c, rc;
 
-	if (argc > 1) {
-		kerf_opt_unexpected("kerf sim", argv[1], "(try 'kerf sim --help')");
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		int o = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
+
+		if (o < 0)
+			return 2;
+		if (o > 0)
+			continue;
+		switch (c) {
+		case 'p':
+			print = true;
+			break;
+		default:
+			kerf_opt_error("kerf sim", c, argv);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		kerf_opt_unexpected("kerf sim", argv[optind], "(try 'kerf sim --help')");
 		return 2;
 	}
-	if (kerf_demo_day(&sc, &err) < 0 || kerf_timesim_init(&ts, &sc, &err) < 0) {
+	if (print) {
+		if (ov.policy || ov.has_seed) {
+			fprintf(stderr, "kerf sim: --print-scenario prints the file as it is; "
+				"--policy and --seed are for a run\n");
+			return 2;
+		}
+		return kerf_sim_print_builtin("kerf sim");
+	}
+	if (kerf_demo_day(&sc, &err) < 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);
+		return 1;
+	}
+	kerf_sim_overrides_apply(&ov, &sc);
+	if (kerf_timesim_init(&ts, &sc, &err) < 0) {
+		fprintf(stderr, "kerf sim: %s\n", err.msg);
+		kerf_scenario_release(&sc);
 		return 1;
 	}
 	ts.hook = check_each;

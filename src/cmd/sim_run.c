@@ -2,6 +2,8 @@
  * kerf sim run FILE: a time-mode scenario (docs/scenario.md) through the
  * real core, its report per tenant and class, and every workload still
  * pending at the end with the core's reason; exit 3 when there is one.
+ * --builtin runs (or with --print writes out) the built-in day instead;
+ * --policy and --seed override the scenario's own.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,12 +12,16 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/sim_scenario_opts.h"
+#include "sim/demo_day.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
 #include "sim/timesim_pending.h"
 #include "sim/timesim_report.h"
 
-#define USAGE "usage: kerf sim run FILE [--json]\n"
+#define USAGE \
+	"usage: kerf sim run FILE|--builtin [--policy NAME] [--seed N] [--json]\n" \
+	"       kerf sim run --builtin --print\n"
 
 static const char help[] =
 	USAGE
@@ -24,8 +30,16 @@ static const char help[] =
 	"and report per tenant and priority class, then every workload still\n"
 	"pending at the end of the run, one line each, \"tenant/name: reason\".\n"
 	"\n"
-	"  --json      one JSON document; its \"pending\" array lists them\n"
-	"  -h, --help  this text\n"
+	"  --builtin      the built-in day of 'kerf sim' instead of FILE\n"
+	"                 (examples/scenario/builtin-day.yaml)\n"
+	"  --print        with --builtin: write that scenario out, run nothing\n"
+	"  --policy NAME  placement policy, over the file's policy key\n"
+	"                 (random, dotprod, gpu-packing, gpu-clustering,\n"
+	"                 best-fit, first-fit, fgd, kerf)\n"
+	"  --seed N       seed of every random draw, 0 .. 2^62, over the file's\n"
+	"                 seed key; the same seed gives the same run\n"
+	"  --json         one JSON document; its \"pending\" array lists them\n"
+	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 every workload that arrived started, 1 failure,\n"
 	"2 usage, 3 some workload is still pending at the end\n";
@@ -70,20 +84,36 @@ int kerf_cmd_sim_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "builtin", no_argument, NULL, 'b' },
+		{ "print", no_argument, NULL, 'p' },
+		KERF_SIM_OVERRIDE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct kerf_sim_overrides ov = { 0 };
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
-	bool json = false;
-	int c, status;
+	bool json = false, builtin = false, print = false;
+	int c, status, rc;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int o = kerf_sim_overrides_opt("kerf sim run", c, optarg, &ov);
+
+		if (o < 0)
+			return 2;
+		if (o > 0)
+			continue;
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'b':
+			builtin = true;
+			break;
+		case 'p':
+			print = true;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -93,18 +123,31 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (builtin && optind < argc) {
+		kerf_opt_unexpected("kerf sim run", argv[optind],
+				    "(--builtin runs the built-in day, not a FILE)");
+		return 2;
+	}
+	if (print && (!builtin || json || ov.policy || ov.has_seed)) {
+		fprintf(stderr, "kerf sim run: --print goes with --builtin alone\n");
+		return 2;
+	}
 	if (optind < argc - 1) {
 		kerf_opt_unexpected("kerf sim run", argv[optind + 1], NULL);
 		return 2;
 	}
-	if (optind != argc - 1) {
+	if (!builtin && optind != argc - 1) {
 		fputs(USAGE, stderr);
 		return 2;
 	}
-	if (kerf_scenario_load(&sc, argv[optind], &err) < 0) {
+	if (print)
+		return kerf_sim_print_builtin("kerf sim run");
+	rc = builtin ? kerf_demo_day(&sc, &err) : kerf_scenario_load(&sc, argv[optind], &err);
+	if (rc < 0) {
 		fprintf(stderr, "kerf sim run: %s\n", err.msg);
 		return 1;
 	}
+	kerf_sim_overrides_apply(&ov, &sc);
 	status = kerf_sim_scenario_report(&sc, json);
 	kerf_scenario_release(&sc);
 	return status;

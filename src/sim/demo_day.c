@@ -1,64 +1,11 @@
 #include "sim/demo_day.h"
 
-#include <string.h>
-
-const char kerf_demo_day_yaml[] =
-	"name: a-day-on-a-shared-cluster\n"
-	"seed: 7\n"
-	"horizon_h: 24\n"
-	"cycle_s: 10\n"
-	"cluster:\n"
-	"  nodes:\n"
-	"    - { prefix: h100-, count: 16, cpu: 192, memory_gib: 2048, gpus: 8, model: H100-80GB, gpu_memory_gib: 80, nvlink_domain_nodes: 4 }\n"
-	"    - { prefix: a100-, count: 16, cpu: 128, memory_gib: 1024, gpus: 8, model: A100-80GB, gpu_memory_gib: 80 }\n"
-	"    - { prefix: l4-, count: 16, cpu: 64, memory_gib: 256, gpus: 4, model: L4, gpu_memory_gib: 24 }\n"
-	"priority_classes:\n"
-	"  - { name: production, value: 1000, preemptible: false }\n"
-	"  - { name: training, value: 500, checkpoint_grace_s: 120, min_runtime_s: 600 }\n"
-	"  - { name: interactive, value: 300, checkpoint_grace_s: 60 }\n"
-	"  - { name: experiment, value: 100, checkpoint_grace_s: 60 }\n"
-	"tenants:\n"
-	"  - name: product\n"
-	"    quota: { L4: { nominal: 48 }, A100-80GB: { nominal: 16 } }\n"
-	"    allowed_classes: [production]\n"
-	"    children:\n"
-	"      - name: serving\n"
-	"        isolation: tenant\n"
-	"        quota: { L4: { nominal: 48 }, A100-80GB: { nominal: 16 } }\n"
-	"  - name: research\n"
-	"    quota: { H100-80GB: { nominal: 128 }, A100-80GB: { nominal: 112 }, L4: { nominal: 16 } }\n"
-	"    idle: { below_pct: 5, for_s: 1800, action: checkpoint-evict, exempt_classes: [training] }\n"
-	"    children:\n"
-	"      - name: llm\n"
-	"        weight: 2\n"
-	"        quota: { H100-80GB: { nominal: 96 }, A100-80GB: { nominal: 64 } }\n"
-	"      - name: vision\n"
-	"        weight: 1\n"
-	"        quota: { H100-80GB: { nominal: 32 }, A100-80GB: { nominal: 48 }, L4: { nominal: 16 } }\n"
-	"        budget: { gpu_hours: 900, window_h: 24, on_exhaustion: preemptible-only }\n"
-	"workload:\n"
-	"  - { name: chat-api, tenant: serving, class: production, count: 300, every_s: 280, arrival: exponential,\n"
-	"      duration_s: 2400, duration: exponential, gpus: 1, cpu: 8, memory_gib: 32, models: [L4, A100-80GB] }\n"
-	"  - { name: llm-pretrain, tenant: llm, class: training, count: 6, every_s: 10800, duration_h: 6,\n"
-	"      pods: 4, gpus: 8, cpu: 96, memory_gib: 1024, models: [H100-80GB], topology: nvlink, checkpoint_every_s: 900 }\n"
-	"  - { name: llm-finetune, tenant: llm, class: training, count: 40, every_s: 1800, arrival: exponential,\n"
-	"      duration_h: 2, duration: exponential, pods: 2, gpus: 4, cpu: 48, memory_gib: 384, topology: node,\n"
-	"      checkpoint_every_s: 600 }\n"
-	"  - { name: llm-sweep, tenant: llm, class: experiment, count: 2000, every_s: 40, arrival: exponential,\n"
-	"      duration_s: 7200, duration: exponential, gpus: 1, cpu: 12, memory_gib: 96, checkpoint_every_s: 600 }\n"
-	"  - { name: vision-train, tenant: vision, class: training, count: 30, every_s: 2400, arrival: exponential,\n"
-	"      duration_h: 3, duration: exponential, pods: 4, gpus: 2, cpu: 32, memory_gib: 256, checkpoint_every_s: 900 }\n"
-	"  - { name: vision-sweep, tenant: vision, class: experiment, count: 2000, every_s: 40, arrival: exponential,\n"
-	"      duration_s: 5400, duration: exponential, gpu_fraction: 0.5, cpu: 8, memory_gib: 48,\n"
-	"      checkpoint_every_s: 900 }\n"
-	"  - { name: notebook, tenant: vision, class: interactive, count: 40, every_s: 1200, duration_h: 8,\n"
-	"      gpus: 1, cpu: 8, memory_gib: 64, utilisation_pct: 3 }\n"
-	"  - { name: embed-api, tenant: serving, class: production, count: 200, every_s: 420, arrival: exponential,\n"
-	"      duration_s: 3600, duration: exponential, gpu_fraction: 0.25, gpu_memory_gib: 4, cpu: 4, memory_gib: 16,\n"
-	"      models: [L4], profile: inference-batch }\n";
-
+/*
+ * kerf_demo_day_yaml and its length are generated at build time from
+ * examples/scenario/builtin-day.yaml (scripts/embed_text.py, meson.build).
+ */
 int kerf_demo_day(struct kerf_scenario *sc, struct kerf_err *err)
 {
 	return kerf_scenario_parse(sc, "built-in demo", kerf_demo_day_yaml,
-				   strlen(kerf_demo_day_yaml), err);
+				   kerf_demo_day_yaml_len, err);
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The scenario files of examples/scenario/ and the built-in day:
+#  - every example (but demo-day.yaml, which test_sim_run.sh covers) says
+#    in a comment "# expect: exit N" and `kerf sim run` on it exits N;
+#  - builtin-day.yaml is what the binary runs: `kerf sim --print-scenario`
+#    and `kerf sim run --builtin --print` write its bytes, and `kerf sim`
+#    and `kerf sim run FILE` on it give the same report, with the figures
+#    the C day gave before it became a file;
+#  - --policy changes the result where the policy decides, and --seed
+#    makes runs reproducible; both are checked before any file is read.
+# Prints TAP.
+#
+# usage: test_sim_examples.sh KERF SOURCE_ROOT
+set -u
+
+kerf=$1
+src=$2
+ex=$src/examples/scenario
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+# check NAME WANT GOT: one TAP line, the last run's output on failure.
+check() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1 (got '$3', want '$2')"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20
+	fi
+}
+
+# run ARGS...: kerf with ARGS, stdout in out, stderr in err; prints the status.
+run() { timeout 300 "$kerf" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; echo $?; }
+
+has() { grep -qxF -- "$1" "$tmp/out" && echo yes || echo no; }
+
+# ---- every example runs with the exit status its comment announces ----
+nr=0
+for f in "$ex"/*.yaml; do
+	base=${f##*/}
+	case $base in
+	demo-day.yaml | builtin-day.yaml) continue ;;
+	esac
+	nr=$((nr + 1))
+	want=$(sed -n 's/^# expect: exit \([0-9]\).*/\1/p' "$f" | head -1)
+	check "$base: announces its exit status (# expect: exit N)" yes \
+		"$([ -n "$want" ] && echo yes || echo no)"
+	check "$base: kerf sim run exits $want" "$want" "$(run sim run "$f")"
+	check "$base: the report names the scenario" yes \
+		"$(head -1 "$tmp/out" | grep -q "^scenario ${base%.yaml}: " && echo yes || echo no)"
+	if [ "$want" = 3 ]; then
+		check "$base: exit 3 comes with the pending section" yes \
+			"$(grep -q '^pending at the end: [1-9]' "$tmp/out" && echo yes || echo no)"
+	fi
+done
+check "at least five examples besides the two days" yes "$([ "$nr" -ge 5 ] && echo yes || echo no)"
+
+# What each example shows, in its report.
+run sim run "$ex/fair-share.yaml" >/dev/null
+check "fair-share: weight 3 gets three quarters once the queue is full" yes \
+	"$(awk '$1=="research/team-a" && NF==7 {split($7,a,"/"); if (a[1]>=70 && a[1]<=80) ok=1} END{print ok?"yes":"no"}' "$tmp/out")"
+run sim run "$ex/budget-runs-out.yaml" >/dev/null
+check "budget-runs-out: held work names the budget" yes \
+	"$(grep -q "^team/sweep-[0-9]*: tenant 'team' used its GPU-hour budget" "$tmp/out" && echo yes || echo no)"
+run sim run "$ex/preemption-checkpoint.yaml" >/dev/null
+check "preemption-checkpoint: research was preempted and lost no work" yes \
+	"$(awk '$1=="research" && $(NF-2)>0 && $(NF-1)=="0.00" {ok=1} END{print ok?"yes":"no"}' "$tmp/out")"
+run sim run "$ex/gang-reservation.yaml" >/dev/null
+check "gang-reservation: the gang and all 60 small jobs start" yes "$(has 'batch                  61/61    1h10m    1h25m    1h31m         0       0 26.2%')"
+
+# ---- the built-in day is the file -------------------------------------
+check "kerf sim --print-scenario: exit 0" 0 "$(run sim --print-scenario)"
+check "kerf sim --print-scenario: the bytes of builtin-day.yaml" yes \
+	"$(cmp -s "$tmp/out" "$ex/builtin-day.yaml" && echo yes || echo no)"
+check "kerf sim run --builtin --print: exit 0" 0 "$(run sim run --builtin --print)"
+check "kerf sim run --builtin --print: the same bytes" yes \
+	"$(cmp -s "$tmp/out" "$ex/builtin-day.yaml" && echo yes || echo no)"
+check "--print-scenario with --seed: usage error" 2 "$(run sim --print-scenario --seed 3)"
+check "--print without --builtin: usage error" 2 "$(run sim run --print "$ex/fair-share.yaml")"
+
+check "kerf sim: exit 0" 0 "$(run sim)"
+cp "$tmp/out" "$tmp/day"
+# The figures of the day as the C code gave them, before it was a file.
+for line in \
+	'product/serving                   1      3.2%      3.4%      231.4     500/500       6s      13s      37s         0     0.00       0' \
+	'research/llm                      2     70.0%     68.5%     4691.2   1916/2046    1h17m    2h28m    2h42m       180     0.00       0' \
+	'research/vision                   1     26.8%     28.2%     1930.8   2062/2062       5s    4m58s   14m54s       105     0.09       0' \
+	'experiment         3883/4000       9s    2h08m    2h39m       284       0 54.2%' \
+	'  vision spent its 900 GPU-hour budget after 11.7 h; from then only its preemptible work was admitted' \
+	'  every invariant held after each of 18543 events (run '"'"'kerf sim check'"'"' for random scenarios)'; do
+	check "kerf sim: '${line:0:40}...' as before" yes "$(has "$line")"
+done
+want=$(sed -n 's/^# kerf sim run on it: exit status \([0-9]\).*/\1/p' "$ex/builtin-day.yaml")
+check "builtin-day.yaml through kerf sim run: exit $want, as its comment says" "$want" \
+	"$(run sim run "$ex/builtin-day.yaml")"
+# The report of both, from the tenant table to the class table, is the same.
+sed -n '/^tenant /,/^production /p' "$tmp/day" >"$tmp/a"
+sed -n '/^tenant /,/^production /p' "$tmp/out" >"$tmp/b"
+check "kerf sim and kerf sim run FILE: the same report" yes \
+	"$([ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && echo yes || echo no)"
+
+# ---- --policy ---------------------------------------------------------
+pp=$src/tests/cli/sim_run/policy-packing.yaml
+check "policy-packing --policy kerf: both big pods start, exit 0" 0 "$(run sim run "$pp" --policy kerf)"
+check "policy-packing --policy kerf: the header names the policy" yes \
+	"$(head -1 "$tmp/out" | grep -q ', policy kerf$' && echo yes || echo no)"
+check "policy-packing --policy random: the big pods wait, exit 3" 3 "$(run sim run --policy random "$pp")"
+check "policy-packing --policy random: two pending" yes "$(has 'pending at the end: 2')"
+check "policy-packing --policy best-fit: exit 0" 0 "$(run sim run "$pp" --policy=best-fit)"
+check "unknown --policy: exit 2" 2 "$(run sim run "$pp" --policy bogus)"
+check "unknown --policy: the message names the option and the known ones" yes \
+	"$(grep -qxF "kerf sim run: --policy: unknown policy 'bogus' (known: random, dotprod, gpu-packing, gpu-clustering, best-fit, first-fit, fgd, kerf)" "$tmp/err" && echo yes || echo no)"
+check "unknown --policy: nothing on stdout" 0 "$(wc -c <"$tmp/out")"
+check "--policy checked before the file is read (a missing file: still 2)" 2 \
+	"$(run sim run "$tmp/no-such.yaml" --policy bogus)"
+check "kerf sim --policy bogus: exit 2" 2 "$(run sim --policy bogus)"
+check "kerf sim --policy with no value: exit 2" 2 "$(run sim --policy)"
+check "kerf sim --policy: the message names the option" yes \
+	"$(grep -qxF "kerf sim: option '--policy' needs a value" "$tmp/err" && echo yes || echo no)"
+
+# ---- --seed -----------------------------------------------------------
+fs=$ex/fair-share.yaml
+run sim run "$fs" --seed 2 >/dev/null; cp "$tmp/out" "$tmp/s2a"
+run sim run "$fs" --seed 2 >/dev/null; cp "$tmp/out" "$tmp/s2b"
+run sim run "$fs" --seed 3 >/dev/null; cp "$tmp/out" "$tmp/s3"
+run sim run "$fs" >/dev/null; cp "$tmp/out" "$tmp/file"
+run sim run "$fs" --seed 1 >/dev/null; cp "$tmp/out" "$tmp/s1"
+check "--seed 2 twice: the same report" yes "$(cmp -s "$tmp/s2a" "$tmp/s2b" && echo yes || echo no)"
+check "--seed 2 and --seed 3: different arrivals, different reports" yes \
+	"$(cmp -s "$tmp/s2a" "$tmp/s3" && echo no || echo yes)"
+check "--seed 1 is the file's own seed: the same report as without" yes \
+	"$(cmp -s "$tmp/file" "$tmp/s1" && echo yes || echo no)"
+check "--seed 2^62: accepted" 3 "$(run sim run "$fs" --seed 4611686018427387904)"
+check "--seed 2^62+1: exit 2" 2 "$(run sim run "$fs" --seed 4611686018427387905)"
+check "--seed out of range: the message names the option and the range" yes \
+	"$(grep -qxF "kerf sim run: --seed '4611686018427387905': out of range (expected 0..4611686018427387904)" "$tmp/err" && echo yes || echo no)"
+check "--seed -1: exit 2" 2 "$(run sim run "$fs" --seed -1)"
+check "--seed 1x: exit 2" 2 "$(run sim run "$fs" --seed 1x)"
+check "kerf sim --seed x: exit 2" 2 "$(run sim --seed x)"
+check "kerf sim run --builtin FILE: exit 2" 2 "$(run sim run --builtin "$fs")"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
