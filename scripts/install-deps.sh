@@ -9,6 +9,7 @@ pkgs=(
 	libcmocka-dev libjansson-dev libyaml-dev
 	libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libssl-dev openssl
 	python3
+	python3-yaml python3-jsonschema  # the Helm chart's test (tests/cli/test_helm_chart.py)
 	nftables  # nft: the DSCP marking test applies real rulesets in network namespaces
 	iproute2  # ip: that test makes its namespaces and veth pairs
 	nghttp2-proxy   # nghttpx: an HTTP/2 front for the e2e suite (tests/e2e/h2_front.sh)
