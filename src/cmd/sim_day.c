@@ -184,8 +184,12 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
 	printf("tenants:  product/serving (production inference, shares GPUs only within itself), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
-	printf("work:     %zu workloads in 24 h: inference, 32-GPU pretraining gangs (one NVLink domain each), finetunes, sweeps, notebooks\n\n",
+	printf("work:     %zu workloads in 24 h: inference, 32-GPU pretraining gangs (one NVLink domain each), finetunes, sweeps, notebooks\n",
 	       submitted);
+	if (ov.policy || ov.has_seed)
+		printf("run:      policy %s, seed %llu (given on the command line)\n",
+		       ts.pol.name, (unsigned long long)sc.seed);
+	printf("\n");
 	kerf_ts_report_text(stdout, &ts);
 	summary(&ts, &dw);
 	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");

@@ -94,6 +94,13 @@ for line in \
 	'  every invariant held after each of 18543 events (run '"'"'kerf sim check'"'"' for random scenarios)'; do
 	check "kerf sim: '${line:0:40}...' as before" yes "$(has "$line")"
 done
+check "kerf sim --policy best-fit --seed 3: exit 0" 0 "$(run sim --policy best-fit --seed 3)"
+check "kerf sim --policy best-fit --seed 3: says so" yes \
+	"$(has 'run:      policy best-fit, seed 3 (given on the command line)')"
+check "kerf sim --seed 3: other arrivals than the file's seed 7" yes \
+	"$(w1=$(grep '^work:' "$tmp/day"); w2=$(grep '^work:' "$tmp/out"); [ -n "$w1" ] && [ "$w1" != "$w2" ] && echo yes || echo no)"
+check "kerf sim without options: no run line" no \
+	"$(grep -q '^run:' "$tmp/day" && echo yes || echo no)"
 want=$(sed -n 's/^# kerf sim run on it: exit status \([0-9]\).*/\1/p' "$ex/builtin-day.yaml")
 check "builtin-day.yaml through kerf sim run: exit $want, as its comment says" "$want" \
 	"$(run sim run "$ex/builtin-day.yaml")"
