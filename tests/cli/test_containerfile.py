@@ -31,6 +31,7 @@ TEST_ONLY = {
     'clang', 'libclang-rt-14-dev', 'libcmocka-dev', 'openssl', 'iproute2',
     'nghttp2-proxy', 'nghttp2-client', 'python3-grpcio', 'python3-grpc-tools',
     'python3-protobuf', 'prometheus', 'python3-yaml', 'python3-jsonschema',
+    'chromium', 'nodejs', 'npm', 'zsh', 'groff-base',
 }
 # What distroless base-debian12 holds (its README: glibc, libssl, CA
 # certificates, tzdata): these sonames need no copy.
