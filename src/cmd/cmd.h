@@ -30,12 +30,15 @@ int kerf_cmd_agent_run(int argc, char **argv);
 int kerf_cmd_agent_verify(int argc, char **argv);
 
 struct kerf_scenario;
+struct kerf_sim_out;
 
 /*
  * Run a time-mode scenario and print its report; returns the exit status:
- * 0, 1 on failure, 3 when some workload is still pending at the end.
+ * 0, 1 on failure, 3 when some workload is still pending at the end.  o
+ * (cmd/sim_report.h), when not NULL, adds progress and --report.
  */
-int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json);
+int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
+			     struct kerf_sim_out *o);
 
 /* Write the built-in scenario on stdout; 0, or 1 after a message. */
 int kerf_sim_print_builtin(const char *prog);

@@ -3,6 +3,7 @@
  * `kerf sim openb` replays the openb trace with the FGD method.
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/sim_report.h"
 #include "core/policy.h"
 #include "sim/openb.h"
 #include "sim/openb_batch.h"
@@ -33,7 +35,7 @@ enum { MAX_SEEDS = 1000, MAX_POLICIES = 16, MAX_MOVES_PER_HOUR = 1000000 };
 static void sim_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: kerf sim [--policy NAME] [--seed N]\n"
+		"usage: kerf sim [--policy NAME] [--seed N] [--report FILE] [-q]\n"
 		"                                     the built-in demo: a multi-tenant day\n"
 		"       kerf sim --print-scenario     write the built-in day out as a scenario file\n"
 		"       kerf sim placement            the placement demo: kerf against FGD\n"
@@ -49,6 +51,11 @@ static void sim_usage(FILE *out)
 		"       kerf sim openb-gpuspec --pods FILE --like FILE --share PCT [--seed S] [--out FILE]\n"
 		"                                     a gpuspecXX pod list for any share (docs/placement.md)\n"
 		"       kerf sim mig [--help]          MIG demand: static layouts against dynamic planning\n"
+		"\n"
+		"kerf sim, run, openb-replay and openb also take:\n"
+		"  --report FILE             write a report with charts; FILE.html (one\n"
+		"                            self-contained page) or FILE.md (docs/reports.md)\n"
+		"  -q, --quiet               no progress lines on stderr (shown after 2 s)\n"
 		"\n"
 		"openb options:\n"
 		"  --policy NAME[,NAME]|all  policies to run (default: %s)\n"
@@ -168,21 +175,41 @@ static int check_policy_options(const char *s, struct kerf_err *err)
 	}
 }
 
-struct progress {
+struct openb_progress {
+	struct kerf_progress *p;
 	const char *policy;
-	bool tty;
+	size_t i;                   /* policies done */
+	size_t nr_policies;
 };
 
+/* On the main thread after each seed (sim/openb_batch.h). */
 static void on_progress(void *ctx, size_t done, size_t total)
 {
-	struct progress *p = ctx;
+	struct openb_progress *op = ctx;
+	char detail[96];
 
-	if (!p->tty)
-		return;
-	fprintf(stderr, "\r%-15s %zu/%zu seeds", p->policy, done, total);
-	if (done == total)
-		fprintf(stderr, "\r\033[K");
-	fflush(stderr);
+	snprintf(detail, sizeof(detail), "policy %s, %zu/%zu seeds", op->policy,
+		 done, total);
+	kerf_progress_update(op->p,
+			     (int64_t)((op->i * total + done) * 1000000 /
+				       (op->nr_policies * total)),
+			     detail);
+}
+
+/* The policy's mean allocation curve into the report. */
+static int add_curve(struct kerf_report *rep, const struct kerf_batch_summary *sum,
+		     int inflate_pct)
+{
+	int64_t x[KERF_CURVE_MAX_PCT + 1], y[KERF_CURVE_MAX_PCT + 1];
+	size_t n = 0;
+
+	for (int k = 0; k <= inflate_pct && k <= KERF_CURVE_MAX_PCT; k++) {
+		if (isnan(sum->curve_mean[k]))
+			continue;
+		x[n] = (int64_t)k * 10000;
+		y[n++] = llround(sum->curve_mean[k] * 1e4);
+	}
+	return kerf_report_add_curve(rep, sum->policy, x, y, n);
 }
 
 int kerf_cmd_sim_openb(int argc, char **argv)
@@ -202,11 +229,13 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		{ "defrag-lost-per-hour", required_argument, NULL, 'L' },
 		{ "arrival-s", required_argument, NULL, 'A' },
 		{ "checkpoint-s", required_argument, NULL, 'C' },
+		KERF_SIM_OUT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *nodes = NULL, *pods = NULL, *curve_path = NULL;
+	const char *nodes = NULL, *pods = NULL, *curve_path = NULL, *report = NULL;
 	const char *policies[MAX_POLICIES];
+	struct kerf_sim_out out;
 	size_t nr_policies = 1, nr_seeds = 0;
 	uint64_t seeds[MAX_SEEDS];
 	struct kerf_run_opts opts = {
@@ -230,12 +259,19 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 
 	policies[0] = KERF_POLICY_DEFAULT;
 	kerf_parse_seeds_opt("--seeds", "42-51", seeds, MAX_SEEDS, &nr_seeds, NULL);
+	kerf_sim_out_init(&out, "kerf sim openb");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
+		case 'R':
+			report = optarg;
+			break;
+		case 'q':
+			out.quiet = true;
+			break;
 		case 'n':
 			nodes = optarg;
 			break;
@@ -346,17 +382,20 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			err.msg);
 		return 2;
 	}
+	if (report && kerf_sim_out_report(&out, report) != 0)
+		return 2;
+	kerf_sim_out_start(&out);
 	kerf_openb_init(&trace);
 	if (kerf_openb_load(&trace, nodes, pods, &err) < 0) {
 		fprintf(stderr, "kerf sim openb: %s\n", err.msg);
-		kerf_openb_release(&trace);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	runs = calloc(nr_seeds, sizeof(*runs));
 	if (!runs) {
 		fprintf(stderr, "kerf sim openb: out of memory\n");
-		kerf_openb_release(&trace);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	if (curve_path) {
 		curve = fopen(curve_path, "w");
@@ -378,7 +417,8 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nr_policies; i++) {
 		struct kerf_batch_summary *sum = malloc(sizeof(*sum));
-		struct progress prog = { policies[i], isatty(STDERR_FILENO) };
+		struct openb_progress prog = { &out.progress, policies[i], i,
+					       nr_policies };
 
 		if (!sum) {
 			status = 1;
@@ -399,7 +439,21 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		fflush(stdout);
 		if (curve)
 			kerf_report_curve_rows(curve, sum, opts.inflate_pct);
+		if (out.path && add_curve(&out.rep, sum, opts.inflate_pct) < 0) {
+			fprintf(stderr, "kerf sim openb: out of memory\n");
+			status = 1;
+		}
 		free(sum);
+		if (status)
+			break;
+	}
+	kerf_sim_out_stop(&out);
+	if (status == 0 && out.path) {
+		snprintf(out.rep.title, sizeof(out.rep.title), "kerf sim openb");
+		snprintf(out.rep.subtitle, sizeof(out.rep.subtitle),
+			 "openb: %zu nodes, %zu pods in the trace; %zu seeds; workload %d%% of GPU capacity.",
+			 trace.nr_nodes, trace.nr_pods, nr_seeds, opts.inflate_pct);
+		status = kerf_sim_out_commit(&out);
 	}
 out:
 	if (curve && fclose(curve) != 0) {
@@ -411,5 +465,6 @@ out:
 	}
 	free(runs);
 	kerf_openb_release(&trace);
+	kerf_sim_out_release(&out);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "cmd/sim_scenario_opts.h"
+#include "cmd/sim_report.h"
 #include "core/budget.h"
 #include "sim/demo_day.h"
 #include "sim/timesim.h"
@@ -117,6 +118,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "print-scenario", no_argument, NULL, 'p' },
 		KERF_SIM_OVERRIDE_LONGOPTS,
+		KERF_SIM_OUT_OPTIONS,
 		{ 0 },
 	};
 	struct kerf_sim_overrides ov = { 0 };
@@ -124,22 +126,31 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
 	struct day_watch dw = { .err = &err };
+	struct kerf_sim_out o;
 	size_t gpus = 0, submitted = 0;
+	const char *report = NULL;
 	bool print = false;
 	int c, rc;
 
+	kerf_sim_out_init(&o, "kerf sim");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int o = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
+	while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
+		int taken = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
 
-		if (o < 0)
+		if (taken < 0)
 			return 2;
-		if (o > 0)
+		if (taken > 0)
 			continue;
 		switch (c) {
 		case 'p':
 			print = true;
+			break;
+		case 'R':
+			report = optarg;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		default:
 			kerf_opt_error("kerf sim", c, argv);
@@ -158,28 +169,45 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		}
 		return kerf_sim_print_builtin("kerf sim");
 	}
+	if (report && kerf_sim_out_report(&o, report) != 0)
+		return 2;
 	if (kerf_demo_day(&sc, &err) < 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);
+		kerf_sim_out_release(&o);
 		return 1;
 	}
 	kerf_sim_overrides_apply(&ov, &sc);
 	if (kerf_timesim_init(&ts, &sc, &err) < 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);
 		kerf_scenario_release(&sc);
+		kerf_sim_out_release(&o);
 		return 1;
 	}
 	ts.hook = check_each;
 	ts.hook_ctx = &dw;
+	kerf_sim_out_attach(&o, &ts);
 	rc = kerf_timesim_run(&ts, &err);
-	if (rc != 0) {
-		fprintf(stderr, "kerf sim: %s\n", err.msg);
-		kerf_timesim_release(&ts);
-		kerf_scenario_release(&sc);
-		return 1;
-	}
-	for (size_t i = 0; i < ts.st.cluster.nr_slots; i++)
+	kerf_sim_out_stop(&o);
+	for (size_t i = 0; rc == 0 && i < ts.st.cluster.nr_slots; i++)
 		gpus += ts.st.cluster.nodes[i].nr_gpus;
 	submitted = (size_t)kerf_timesim_submitted(&ts);
+	if (rc == 0 && o.path) {
+		char sub[320];
+
+		snprintf(sub, sizeof(sub), "The built-in demo: %zu nodes, %zu GPUs (H100, A100, L4), three tenants, %zu workloads in 24 h.",
+			 ts.st.cluster.nr_nodes, gpus, submitted);
+		if (kerf_sim_out_finish(&o, &ts, "kerf sim: a day on a shared cluster", sub) != 0 ||
+		    kerf_sim_out_commit(&o) != 0)
+			rc = 1;
+	}
+	if (rc != 0) {
+		if (err.msg[0])
+			fprintf(stderr, "kerf sim: %s\n", err.msg);
+		kerf_timesim_release(&ts);
+		kerf_scenario_release(&sc);
+		kerf_sim_out_release(&o);
+		return 1;
+	}
 	printf("kerf sim: a day on a shared cluster (built-in demo; kerf sim --help for more)\n");
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
@@ -195,5 +223,6 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");
 	kerf_timesim_release(&ts);
 	kerf_scenario_release(&sc);
+	kerf_sim_out_release(&o);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/sim_report.h"
 #include "sim/openb.h"
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
@@ -147,6 +148,22 @@ static int build_arrivals(const struct kerf_openb *o, struct kerf_state *st,
 	return 0;
 }
 
+/* Progress ends; the report, when asked, is written.  0 or 1. */
+static int report_replay(struct kerf_sim_out *out, const struct kerf_timesim *ts,
+			 int64_t days, size_t nr_pods)
+{
+	char sub[320];
+
+	kerf_sim_out_stop(out);
+	if (!out->path)
+		return 0;
+	snprintf(sub, sizeof(sub), "The openb trace in time: %zu nodes, the last %lld days, %zu pods; tenants and classes by qos.",
+		 ts->st.cluster.nr_nodes, (long long)days, nr_pods);
+	if (kerf_sim_out_finish(out, ts, "kerf sim openb-replay", sub) != 0)
+		return 1;
+	return kerf_sim_out_commit(out);
+}
+
 int kerf_cmd_sim_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -154,10 +171,12 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		{ "pods", required_argument, NULL, 'p' },
 		{ "days", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		KERF_SIM_OUT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *nodes = NULL, *pods = NULL;
+	const char *nodes = NULL, *pods = NULL, *report = NULL;
+	struct kerf_sim_out out;
 	int64_t days = 30;
 	bool json = false;
 	struct kerf_openb o;
@@ -167,10 +186,17 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	struct kerf_err err = { 0 };
 	int tenant_idx[NR_T], c, status = 1;
 
+	kerf_sim_out_init(&out, "kerf sim openb-replay");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'R':
+			report = optarg;
+			break;
+		case 'q':
+			out.quiet = true;
+			break;
 		case 'n':
 			nodes = optarg;
 			break;
@@ -192,7 +218,10 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 			break;
 		case 'h':
 			printf("usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n"
-			       "  the last N days (default 30) of the trace in time mode; tenants by qos\n");
+			       "                                [--report FILE.html|FILE.md] [-q]\n"
+			       "  the last N days (default 30) of the trace in time mode; tenants by qos\n"
+			       "  --report FILE  also write a report with charts (docs/reports.md)\n"
+			       "  -q, --quiet    no progress lines on stderr (shown after 2 s)\n");
 			return 0;
 		default:
 			kerf_opt_error("kerf sim openb-replay", c, argv);
@@ -207,6 +236,9 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n");
 		return 2;
 	}
+	if (report && kerf_sim_out_report(&out, report) != 0)
+		return 2;
+	kerf_sim_out_start(&out);
 	kerf_openb_init(&o);
 	kerf_scenario_init(&sc);
 	snprintf(sc.name, sizeof(sc.name), "openb replay, last %lld days",
@@ -246,9 +278,11 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		kerf_state_release(&st);
 		goto out_trace;
 	}
+	kerf_sim_out_attach(&out, &ts);
 	if (kerf_timesim_run(&ts, &err) < 0) {
+		kerf_sim_out_stop(&out);
 		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
-	} else {
+	} else if (report_replay(&out, &ts, days, sc.nr_arrivals) == 0) {
 		if (json)
 			kerf_ts_report_json(stdout, &ts);
 		else {
@@ -260,6 +294,7 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	}
 	kerf_timesim_release(&ts);
 out_trace:
+	kerf_sim_out_release(&out);
 	kerf_scenario_release(&sc);
 	kerf_openb_release(&o);
 	return status;

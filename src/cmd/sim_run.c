@@ -18,9 +18,11 @@
 #include "sim/timesim.h"
 #include "sim/timesim_pending.h"
 #include "sim/timesim_report.h"
+#include "cmd/sim_report.h"
 
 #define USAGE \
 	"usage: kerf sim run FILE|--builtin [--policy NAME] [--seed N] [--json]\n" \
+	"                    [--report FILE.html|FILE.md] [-q]\n" \
 	"       kerf sim run --builtin --print\n"
 
 static const char help[] =
@@ -39,32 +41,63 @@ static const char help[] =
 	"  --seed N       seed of every random draw, 0 .. 2^62, over the file's\n"
 	"                 seed key; the same seed gives the same run\n"
 	"  --json         one JSON document; its \"pending\" array lists them\n"
+	"  --report FILE  also write a report with charts, HTML or Markdown\n"
+	"                 by FILE's extension (.html, .md; docs/reports.md)\n"
+	"  -q, --quiet    no progress lines on stderr (shown after 2 s)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 every workload that arrived started, 1 failure,\n"
 	"2 usage, 3 some workload is still pending at the end\n";
 
-int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json)
+/* The report's title and subtitle for scenario sc. */
+static void report_finish(struct kerf_sim_out *o, const struct kerf_scenario *sc,
+			  const struct kerf_timesim *ts, size_t gpus, int *rc)
+{
+	char title[160], sub[320];
+
+	snprintf(title, sizeof(title), "kerf sim run: scenario %s",
+		 sc->name[0] ? sc->name : "(unnamed)");
+	snprintf(sub, sizeof(sub), "%zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s.",
+		 ts->st.cluster.nr_nodes, gpus, ts->st.tenants.nr - 1,
+		 kerf_timesim_submitted(ts), (double)ts->horizon_ms / 3.6e6,
+		 ts->pol.name);
+	if (kerf_sim_out_finish(o, ts, title, sub) != 0 ||
+	    kerf_sim_out_commit(o) != 0)
+		*rc = -KERF_EIO;
+}
+
+int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
+			     struct kerf_sim_out *o)
 {
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
+	size_t gpus = 0;
 	int rc = kerf_timesim_init(&ts, sc, &err);
 
+	if (rc == 0 && o)
+		kerf_sim_out_attach(o, &ts);
 	if (rc == 0)
 		rc = kerf_timesim_run(&ts, &err);
+	if (o)
+		kerf_sim_out_stop(o);
 	if (rc < 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);
 		if (ts.sc)
 			kerf_timesim_release(&ts);
 		return 1;
 	}
+	for (size_t i = 0; i < ts.st.cluster.nr_slots; i++)
+		gpus += ts.st.cluster.nodes[i].nr_gpus;
+	if (o && o->path) {
+		report_finish(o, sc, &ts, gpus, &rc);
+		if (rc < 0) {
+			kerf_timesim_release(&ts);
+			return 1;
+		}
+	}
 	if (json) {
 		rc = kerf_ts_report_json(stdout, &ts) < 0 ? -KERF_ENOMEM : 0;
 	} else {
-		size_t gpus = 0;
-
-		for (size_t i = 0; i < ts.st.cluster.nr_slots; i++)
-			gpus += ts.st.cluster.nodes[i].nr_gpus;
 		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s\n\n",
 		       sc->name[0] ? sc->name : "(unnamed)", ts.st.cluster.nr_nodes, gpus,
 		       ts.st.tenants.nr - 1, kerf_timesim_submitted(&ts),
@@ -87,23 +120,27 @@ int kerf_cmd_sim_run(int argc, char **argv)
 		{ "builtin", no_argument, NULL, 'b' },
 		{ "print", no_argument, NULL, 'p' },
 		KERF_SIM_OVERRIDE_LONGOPTS,
+		KERF_SIM_OUT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct kerf_sim_overrides ov = { 0 };
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
+	struct kerf_sim_out o;
+	const char *report = NULL;
 	bool json = false, builtin = false, print = false;
 	int c, status, rc;
 
+	kerf_sim_out_init(&o, "kerf sim run");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		int o = kerf_sim_overrides_opt("kerf sim run", c, optarg, &ov);
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+		int taken = kerf_sim_overrides_opt("kerf sim run", c, optarg, &ov);
 
-		if (o < 0)
+		if (taken < 0)
 			return 2;
-		if (o > 0)
+		if (taken > 0)
 			continue;
 		switch (c) {
 		case 'j':
@@ -114,6 +151,12 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			break;
 		case 'p':
 			print = true;
+			break;
+		case 'R':
+			report = optarg;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -142,13 +185,18 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	}
 	if (print)
 		return kerf_sim_print_builtin("kerf sim run");
+	/* after every option is known good: FILE.tmp is created here */
+	if (report && kerf_sim_out_report(&o, report) != 0)
+		return 2;
 	rc = builtin ? kerf_demo_day(&sc, &err) : kerf_scenario_load(&sc, argv[optind], &err);
 	if (rc < 0) {
 		fprintf(stderr, "kerf sim run: %s\n", err.msg);
+		kerf_sim_out_release(&o);
 		return 1;
 	}
 	kerf_sim_overrides_apply(&ov, &sc);
-	status = kerf_sim_scenario_report(&sc, json);
+	status = kerf_sim_scenario_report(&sc, json, &o);
 	kerf_scenario_release(&sc);
+	kerf_sim_out_release(&o);
 	return status;
 }

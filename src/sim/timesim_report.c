@@ -53,9 +53,8 @@ static void window(const struct kerf_timesim *ts, int k, int64_t *first,
 	*last = used * (k + 1) / KERF_TS_WINDOWS;
 }
 
-/* Share and entitlement of t in window k, ppm (-1: nothing in use). */
-static void window_ppm(const struct kerf_timesim *ts, int t, int k,
-		       int64_t *share, int64_t *owed)
+void kerf_ts_window_ppm(const struct kerf_timesim *ts, int t, int k,
+			int64_t *share, int64_t *owed)
 {
 	int64_t a, b, used = 0, used_all = 0, o = 0, o_all = 0;
 
@@ -95,12 +94,11 @@ static void fmt_ms(char *buf, size_t size, int64_t ms)
 			 ms / 60000 % 60);
 }
 
-/* Path name: org/team. */
-static void tenant_path(const struct kerf_tenants *tt, int t, char *buf,
-			size_t size)
+void kerf_ts_tenant_path(const struct kerf_tenants *tt, int t, char *buf,
+			 size_t size)
 {
 	if (tt->t[t].parent > KERF_TENANT_ROOT) {
-		tenant_path(tt, tt->t[t].parent, buf, size);
+		kerf_ts_tenant_path(tt, tt->t[t].parent, buf, size);
 		snprintf(buf + strlen(buf), size - strlen(buf), "/%s", tt->t[t].name);
 	} else {
 		snprintf(buf, size, "%s", tt->t[t].name);
@@ -119,7 +117,7 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
 		char adm[32];
 
-		tenant_path(tt, (int)t, name, sizeof(name));
+		kerf_ts_tenant_path(tt, (int)t, name, sizeof(name));
 		fmt_ms(p50, sizeof(p50), kerf_ts_wait_pct(s, 50));
 		fmt_ms(p95, sizeof(p95), kerf_ts_wait_pct(s, 95));
 		fmt_ms(p99, sizeof(p99), kerf_ts_wait_pct(s, 99));
@@ -138,7 +136,7 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 	for (size_t t = 1; t < tt->nr; t++) {
 		if (tt->t[t].nr_children > 0)
 			continue;
-		tenant_path(tt, (int)t, name, sizeof(name));
+		kerf_ts_tenant_path(tt, (int)t, name, sizeof(name));
 		fprintf(out, "%-28s", name);
 		for (int k = 0; k < 6; k++) {
 			int64_t s_sum = 0, o_sum = 0, s_nr = 0;
@@ -146,7 +144,7 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 			for (int j = k * KERF_TS_WINDOWS / 6; j < (k + 1) * KERF_TS_WINDOWS / 6; j++) {
 				int64_t sh, ow;
 
-				window_ppm(ts, (int)t, j, &sh, &ow);
+				kerf_ts_window_ppm(ts, (int)t, j, &sh, &ow);
 				if (sh < 0 || ow < 0)
 					continue;
 				s_sum += sh;
@@ -164,7 +162,7 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts)
 	for (size_t t = 1; t < tt->nr; t++) {
 		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
 
-		tenant_path(tt, (int)t, name, sizeof(name));
+		kerf_ts_tenant_path(tt, (int)t, name, sizeof(name));
 		if (tt->t[t].budget.limit_milli_ms > 0)
 			fprintf(out, "%s: GPU-hour budget %.0f%% used in the current window\n",
 				name, (double)kerf_budget_used_pct(&tt->t[t]));
@@ -224,7 +222,7 @@ int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts)
 			json_t *pt = json_object();
 
 			window(ts, k, &a, &b);
-			window_ppm(ts, (int)t, k, &sh, &ow);
+			kerf_ts_window_ppm(ts, (int)t, k, &sh, &ow);
 			json_object_set_new(pt, "from_h", json_real((double)(a * ts->share_bucket_ms) / 3.6e6));
 			json_object_set_new(pt, "share", sh < 0 ? json_null() : json_real((double)sh / 1e6));
 			json_object_set_new(pt, "entitlement", ow < 0 ? json_null() : json_real((double)ow / 1e6));

@@ -30,6 +30,17 @@ int64_t kerf_ts_owed_ppm(const struct kerf_timesim *ts, int t);
 /* Windows of the share-over-time series in the reports. */
 enum { KERF_TS_WINDOWS = 24 };
 
+/*
+ * Share of the GPUs in use and entitlement of tenant t in window k of
+ * KERF_TS_WINDOWS, ppm (-1: nothing in use, nothing owed).
+ */
+void kerf_ts_window_ppm(const struct kerf_timesim *ts, int t, int k,
+			int64_t *share, int64_t *owed);
+
+/* Tenant t's path, "org/team", into buf. */
+void kerf_ts_tenant_path(const struct kerf_tenants *tt, int t, char *buf,
+			 size_t size);
+
 /* Share of a class's workloads that started within KERF_START_SLO_MS, ppm. */
 int64_t kerf_ts_slo_ppm(const struct kerf_ts_tenant_stats *s);
 

@@ -1,0 +1,85 @@
+/*
+ * progress: the reports of a long command on stderr.  Only the printing
+ * decision is under the lock; the line is formatted and written while
+ * holding it, so two threads never interleave half lines.
+ */
+#include "cmd/progress.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/parse.h"
+
+enum { DEFAULT_AFTER_MS = 2000, MAX_AFTER_MS = 60000 };
+
+int64_t kerf_progress_monotonic_ms(void *ctx)
+{
+	struct timespec t;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void kerf_progress_init(struct kerf_progress *p, const char *prog, FILE *out,
+			bool tty, bool quiet, kerf_progress_clock now_ms,
+			void *clock_ctx)
+{
+	const char *env = getenv("KERF_PROGRESS_AFTER_MS");
+	uint64_t v;
+
+	p->prog = prog;
+	p->out = out;
+	p->tty = tty;
+	p->quiet = quiet;
+	p->now_ms = now_ms ? now_ms : kerf_progress_monotonic_ms;
+	p->clock_ctx = clock_ctx;
+	p->after_ms = DEFAULT_AFTER_MS;
+	if (env && kerf_parse_u64(env, &v) == 0 && v <= MAX_AFTER_MS)
+		p->after_ms = (int64_t)v;
+	p->start_ms = p->now_ms(p->clock_ctx);
+	p->last_ms = -1;
+	p->line_open = false;
+	pthread_mutex_init(&p->lock, NULL);
+}
+
+void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
+			  const char *detail)
+{
+	int64_t now, elapsed_s;
+
+	if (p->quiet)
+		return;
+	pthread_mutex_lock(&p->lock);
+	now = p->now_ms(p->clock_ctx);
+	if (now - p->start_ms < p->after_ms ||
+	    (p->last_ms >= 0 && now - p->last_ms < p->after_ms)) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	p->last_ms = now;
+	if (done_ppm < 0)
+		done_ppm = 0;
+	if (done_ppm > 1000000)
+		done_ppm = 1000000;
+	elapsed_s = (now - p->start_ms) / 1000;
+	fprintf(p->out, "%s%s: %d%%%s%s%s, %lld s elapsed%s", p->tty ? "\r" : "",
+		p->prog, (int)(done_ppm / 10000), detail ? " (" : "",
+		detail ? detail : "", detail ? ")" : "", (long long)elapsed_s,
+		p->tty ? "\033[K" : "\n");
+	fflush(p->out);
+	p->line_open = p->tty;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void kerf_progress_end(struct kerf_progress *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->line_open) {
+		fputs("\r\033[K", p->out);
+		fflush(p->out);
+		p->line_open = false;
+	}
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_destroy(&p->lock);
+}
