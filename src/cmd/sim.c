@@ -233,7 +233,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *nodes = NULL, *pods = NULL, *curve_path = NULL, *report = NULL;
+	const char *nodes = NULL, *pods = NULL, *curve_path = NULL;
 	const char *policies[MAX_POLICIES];
 	struct kerf_sim_out out;
 	size_t nr_policies = 1, nr_seeds = 0;
@@ -266,12 +266,6 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		uint64_t v;
 
 		switch (c) {
-		case 'R':
-			report = optarg;
-			break;
-		case 'q':
-			out.quiet = true;
-			break;
 		case 'n':
 			nodes = optarg;
 			break;
@@ -360,6 +354,8 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			sim_usage(stdout);
 			return 0;
 		default:
+			if (kerf_sim_out_option(&out, c, optarg))
+				break;
 			kerf_opt_error("kerf sim openb", c, argv);
 			return 2;
 		}
@@ -382,7 +378,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			err.msg);
 		return 2;
 	}
-	if (report && kerf_sim_out_report(&out, report) != 0)
+	if (kerf_sim_out_open(&out) != 0)
 		return 2;
 	kerf_sim_out_start(&out);
 	kerf_openb_init(&trace);

@@ -128,7 +128,6 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	struct day_watch dw = { .err = &err };
 	struct kerf_sim_out o;
 	size_t gpus = 0, submitted = 0;
-	const char *report = NULL;
 	bool print = false;
 	int c, rc;
 
@@ -147,10 +146,8 @@ int kerf_cmd_sim_day(int argc, char **argv)
 			print = true;
 			break;
 		case 'R':
-			report = optarg;
-			break;
 		case 'q':
-			o.quiet = true;
+			kerf_sim_out_option(&o, c, optarg);
 			break;
 		default:
 			kerf_opt_error("kerf sim", c, argv);
@@ -169,7 +166,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		}
 		return kerf_sim_print_builtin("kerf sim");
 	}
-	if (report && kerf_sim_out_report(&o, report) != 0)
+	if (kerf_sim_out_open(&o) != 0)
 		return 2;
 	if (kerf_demo_day(&sc, &err) < 0) {
 		fprintf(stderr, "kerf sim: %s\n", err.msg);

@@ -175,7 +175,7 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *nodes = NULL, *pods = NULL, *report = NULL;
+	const char *nodes = NULL, *pods = NULL;
 	struct kerf_sim_out out;
 	int64_t days = 30;
 	bool json = false;
@@ -191,12 +191,6 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'R':
-			report = optarg;
-			break;
-		case 'q':
-			out.quiet = true;
-			break;
 		case 'n':
 			nodes = optarg;
 			break;
@@ -224,6 +218,8 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 			       "  -q, --quiet    no progress lines on stderr (shown after 2 s)\n");
 			return 0;
 		default:
+			if (kerf_sim_out_option(&out, c, optarg))
+				break;
 			kerf_opt_error("kerf sim openb-replay", c, argv);
 			return 2;
 		}
@@ -236,7 +232,7 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n");
 		return 2;
 	}
-	if (report && kerf_sim_out_report(&out, report) != 0)
+	if (kerf_sim_out_open(&out) != 0)
 		return 2;
 	kerf_sim_out_start(&out);
 	kerf_openb_init(&o);

@@ -20,16 +20,25 @@ void kerf_sim_out_init(struct kerf_sim_out *o, const char *prog)
 	kerf_report_init(&o->rep);
 }
 
-int kerf_sim_out_report(struct kerf_sim_out *o, const char *path)
+bool kerf_sim_out_option(struct kerf_sim_out *o, int c, const char *arg)
 {
-	char shown[160], shown_tmp[168];
-	size_t len = strlen(path);
+	if (c == 'R')
+		o->report_arg = arg;
+	else if (c == 'q')
+		o->quiet = true;
+	return c == 'R' || c == 'q';
+}
 
+int kerf_sim_out_open(struct kerf_sim_out *o)
+{
+	const char *path = o->report_arg;
+	char shown[160], shown_tmp[168];
+	size_t len;
+
+	if (!path || o->path)
+		return 0;
+	len = strlen(path);
 	kerf_escape(shown, sizeof(shown), path);
-	if (o->path) {
-		fprintf(stderr, "%s: --report given twice\n", o->prog);
-		return 2;
-	}
 	o->format = kerf_report_format_of(path);
 	if (o->format == KERF_REPORT_NONE) {
 		fprintf(stderr, "%s: --report '%s': the format follows the file name, which must end in .html or .md\n",

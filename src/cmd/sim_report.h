@@ -20,7 +20,8 @@
 
 struct kerf_sim_out {
 	const char *prog;           /* "kerf sim run", borrowed */
-	const char *path;           /* --report, or NULL; borrowed */
+	const char *report_arg;     /* --report as given, or NULL; borrowed */
+	const char *path;           /* --report once FILE.tmp is made; borrowed */
 	char *tmp_path;             /* path + ".tmp", owned */
 	FILE *tmp;
 	enum kerf_report_format format;
@@ -41,10 +42,17 @@ struct kerf_sim_out {
 void kerf_sim_out_init(struct kerf_sim_out *o, const char *prog);
 
 /*
- * --report path: the format from its name and FILE.tmp created.  0, or
- * 2 (the exit status) after a message naming --report and the reason.
+ * Option c of KERF_SIM_OUT_OPTIONS ('R' --report, 'q' --quiet) taken with
+ * its argument: true; false for any other option.
  */
-int kerf_sim_out_report(struct kerf_sim_out *o, const char *path);
+bool kerf_sim_out_option(struct kerf_sim_out *o, int c, const char *arg);
+
+/*
+ * After every option is known good: --report's format from its name and
+ * FILE.tmp created.  0 (also without --report), or 2 (the exit status)
+ * after a message naming --report and the reason.
+ */
+int kerf_sim_out_open(struct kerf_sim_out *o);
 
 /* Start the progress lines (unless --quiet). */
 void kerf_sim_out_start(struct kerf_sim_out *o);

@@ -128,7 +128,6 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
 	struct kerf_sim_out o;
-	const char *report = NULL;
 	bool json = false, builtin = false, print = false;
 	int c, status, rc;
 
@@ -153,10 +152,8 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			print = true;
 			break;
 		case 'R':
-			report = optarg;
-			break;
 		case 'q':
-			o.quiet = true;
+			kerf_sim_out_option(&o, c, optarg);
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -186,7 +183,7 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	if (print)
 		return kerf_sim_print_builtin("kerf sim run");
 	/* after every option is known good: FILE.tmp is created here */
-	if (report && kerf_sim_out_report(&o, report) != 0)
+	if (kerf_sim_out_open(&o) != 0)
 		return 2;
 	rc = builtin ? kerf_demo_day(&sc, &err) : kerf_scenario_load(&sc, argv[optind], &err);
 	if (rc < 0) {

@@ -7,11 +7,11 @@
  */
 #include "report/report.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "report/report_charts.h"
 #include "report/svg.h"
+#include "report/textout.h"
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:2em;max-width:60em;color:#222}"
@@ -22,41 +22,11 @@ static const char style[] =
 	"svg{max-width:100%;height:auto}"
 	".swatch{display:inline-block;width:0.8em;height:0.8em;margin-right:0.3em}";
 
-struct html {
-	struct kerf_buf *out;
-	int rc;
-};
-
-static void add(struct html *h, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add(struct html *h, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	if (h->rc)
-		return;
-	va_start(ap, fmt);
-	rc = kerf_buf_vaddf(h->out, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		h->rc = rc;
-}
-
-static void text(struct html *h, const char *s)
-{
-	int rc;
-
-	if (h->rc)
-		return;
-	rc = kerf_svg_escape(h->out, s);
-	if (rc < 0)
-		h->rc = rc;
-}
+#define add(h, ...) kerf_textout_addf((h), __VA_ARGS__)
+#define text(h, s) kerf_textout_escaped((h), (s))
 
 /* A chart in a figure with its caption; nothing when it has no data. */
-static void chart(struct html *h, int (*draw)(const struct kerf_report *,
+static void chart(struct kerf_textout *h, int (*draw)(const struct kerf_report *,
 					      struct kerf_buf *),
 		  const struct kerf_report *r, const char *caption)
 {
@@ -65,14 +35,13 @@ static void chart(struct html *h, int (*draw)(const struct kerf_report *,
 
 	if (h->rc)
 		return;
-	kerf_buf_init(&svg, h->out->max_bytes);
+	kerf_buf_init(&svg, h->buf->max_bytes);
 	rc = draw(r, &svg);
 	if (rc < 0)
 		h->rc = rc;
 	else if (svg.len > 0) {
 		add(h, "<figure>\n");
-		if (!h->rc && (rc = kerf_buf_add(h->out, svg.data, svg.len)) < 0)
-			h->rc = rc;
+		kerf_textout_add(h, svg.data, svg.len);
 		add(h, "<figcaption>");
 		text(h, caption);
 		add(h, "</figcaption>\n</figure>\n");
@@ -80,7 +49,7 @@ static void chart(struct html *h, int (*draw)(const struct kerf_report *,
 	kerf_buf_release(&svg);
 }
 
-static void summary(struct html *h, const struct kerf_report *r)
+static void summary(struct kerf_textout *h, const struct kerf_report *r)
 {
 	struct kerf_report_fact f[KERF_REPORT_FACTS];
 	size_t n = kerf_report_facts(r, f);
@@ -92,7 +61,7 @@ static void summary(struct html *h, const struct kerf_report *r)
 	add(h, "</table>\n");
 }
 
-static void tenants(struct html *h, const struct kerf_report *r)
+static void tenants(struct kerf_textout *h, const struct kerf_report *r)
 {
 	add(h, "<h2>Tenants</h2>\n<table id=\"tenants\">\n<tr><th>tenant</th><th>submitted</th><th>started</th><th>pending</th><th>preempted</th><th>GPU-hours</th><th>lost GPU-hours</th></tr>\n");
 	for (size_t t = 0; t < r->nr_tenants; t++) {
@@ -111,7 +80,7 @@ static void tenants(struct html *h, const struct kerf_report *r)
 	add(h, "</table>\n");
 }
 
-static void classes(struct html *h, const struct kerf_report *r)
+static void classes(struct kerf_textout *h, const struct kerf_report *r)
 {
 	add(h, "<h2>Priority classes</h2>\n<table id=\"classes\">\n<tr><th>class</th><th>submitted</th><th>started</th><th>wait p50 (s)</th><th>wait p99 (s)</th></tr>\n");
 	for (size_t c = 0; c < r->nr_classes; c++) {
@@ -134,7 +103,7 @@ static void classes(struct html *h, const struct kerf_report *r)
 
 int kerf_report_html(const struct kerf_report *r, struct kerf_buf *out)
 {
-	struct html h = { .out = out };
+	struct kerf_textout h = { .buf = out };
 
 	add(&h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>");
 	text(&h, r->title);

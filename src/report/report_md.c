@@ -8,35 +8,15 @@
 #include "report/report.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "report/report_charts.h"
+#include "report/textout.h"
 
-struct md {
-	struct kerf_buf *out;
-	int rc;
-};
-
-static void add(struct md *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add(struct md *m, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	if (m->rc)
-		return;
-	va_start(ap, fmt);
-	rc = kerf_buf_vaddf(m->out, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		m->rc = rc;
-}
+#define add(m, ...) kerf_textout_addf((m), __VA_ARGS__)
 
 /* Names go into table cells: a '|' or a newline would break the table. */
-static void cell(struct md *m, const char *s)
+static void cell(struct kerf_textout *m, const char *s)
 {
 	for (; *s && !m->rc; s++) {
 		if (*s == '|')
@@ -48,7 +28,7 @@ static void cell(struct md *m, const char *s)
 	}
 }
 
-static void alloc_table(struct md *m, const struct kerf_report *r)
+static void alloc_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## GPU allocation over time\n\nPeak %.1f %% at %.2f h.\n\n| hours since the start | GPU allocated (%%) |\n|---:|---:|\n",
 	    (double)r->peak_alloc_ppm / 1e4, (double)r->peak_ms / 3.6e6);
@@ -60,7 +40,7 @@ static void alloc_table(struct md *m, const struct kerf_report *r)
 	}
 }
 
-static void tenant_table(struct md *m, const struct kerf_report *r)
+static void tenant_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## Tenants\n\n| tenant | submitted | started | pending | preempted | GPU-hours | lost GPU-hours |\n|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t t = 0; t < r->nr_tenants; t++) {
@@ -75,7 +55,7 @@ static void tenant_table(struct md *m, const struct kerf_report *r)
 	}
 }
 
-static void share_table(struct md *m, const struct kerf_report *r)
+static void share_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## Share of the GPUs in use against entitlement\n\nPer tenant without children, share / entitled (%%) in each sixth of the run.\n\n| tenant | 1 | 2 | 3 | 4 | 5 | 6 |\n|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t t = 0; t < r->nr_tenants; t++) {
@@ -106,7 +86,7 @@ static void share_table(struct md *m, const struct kerf_report *r)
 	}
 }
 
-static void wait_table(struct md *m, const struct kerf_report *r)
+static void wait_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## Wait before start, per priority class\n\nWorkloads started, by how long they waited since submission.\n\n| class | started | p50 (s) | p99 (s) |");
 	for (int b = 0; b < KERF_REPORT_WAIT_BINS; b++)
@@ -131,7 +111,7 @@ static void wait_table(struct md *m, const struct kerf_report *r)
 	}
 }
 
-static void preempt_table(struct md *m, const struct kerf_report *r)
+static void preempt_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## Preemptions and the work they lost\n\n| from (h) | to (h) | preemptions | lost GPU-hours |\n|---:|---:|---:|---:|\n");
 	for (int w = 0; w < 8; w++) {
@@ -146,7 +126,7 @@ static void preempt_table(struct md *m, const struct kerf_report *r)
 	}
 }
 
-static void map_table(struct md *m, const struct kerf_report *r)
+static void map_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	size_t gpus = 0;
 	double held = 0;
@@ -169,7 +149,7 @@ static void map_table(struct md *m, const struct kerf_report *r)
 	add(m, "| (not held by one tenant) | %.2f |\n", (double)gpus - held);
 }
 
-static void curve_table(struct md *m, const struct kerf_report *r)
+static void curve_table(struct kerf_textout *m, const struct kerf_report *r)
 {
 	add(m, "\n## GPU allocation against arrived work, per policy\n\n| policy | arrived (%% of GPU capacity) | GPU allocated (%%) |\n|---|---:|---:|\n");
 	for (size_t i = 0; i < r->nr_curves; i++) {
@@ -188,7 +168,7 @@ static void curve_table(struct md *m, const struct kerf_report *r)
 
 int kerf_report_md(const struct kerf_report *r, struct kerf_buf *out)
 {
-	struct md m = { .out = out };
+	struct kerf_textout m = { .buf = out };
 
 	add(&m, "# ");
 	cell(&m, r->title);

@@ -6,7 +6,6 @@
 #include "report/svg.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,53 +28,8 @@ const char *kerf_svg_colour(int i)
 	return palette[(size_t)(i < 0 ? -i : i) % n];
 }
 
-static void put(struct kerf_svg *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct kerf_svg *s, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	if (s->rc)
-		return;
-	va_start(ap, fmt);
-	rc = kerf_buf_vaddf(s->out, fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		s->rc = rc;
-}
-
-int kerf_svg_escape(struct kerf_buf *out, const char *text)
-{
-	for (const char *p = text; *p; p++) {
-		const char *rep = NULL;
-		int rc;
-
-		switch (*p) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		default: break;
-		}
-		rc = rep ? kerf_buf_add_str(out, rep) : kerf_buf_add(out, p, 1);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-static void put_text(struct kerf_svg *s, const char *text)
-{
-	int rc;
-
-	if (s->rc)
-		return;
-	rc = kerf_svg_escape(s->out, text);
-	if (rc < 0)
-		s->rc = rc;
-}
+#define put(s, ...) kerf_textout_addf(&(s)->w, __VA_ARGS__)
+#define put_text(s, text) kerf_textout_escaped(&(s)->w, (text))
 
 const char *kerf_svg_fmt(char *buf, size_t size, double v, const char *unit)
 {
@@ -115,7 +69,7 @@ void kerf_svg_open(struct kerf_svg *s, struct kerf_buf *out, const char *id,
 		   const char *desc)
 {
 	memset(s, 0, sizeof(*s));
-	s->out = out;
+	s->w.buf = out;
 	s->width_px = width_px;
 	s->height_px = height_px;
 	s->left_px = MARGIN_L_PX;
@@ -370,5 +324,5 @@ void kerf_svg_legend(struct kerf_svg *s, const char *name, const char *colour,
 int kerf_svg_close(struct kerf_svg *s)
 {
 	put(s, "</svg>\n");
-	return s->rc;
+	return s->w.rc;
 }

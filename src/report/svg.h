@@ -16,10 +16,10 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "report/textout.h"
 
 struct kerf_svg {
-	struct kerf_buf *out;       /* borrowed */
-	int rc;                     /* first append failure, else 0 */
+	struct kerf_textout w;      /* the output and its first failure */
 	int width_px;
 	int height_px;
 	/* the plot area, pixels */
@@ -113,8 +113,5 @@ int kerf_svg_close(struct kerf_svg *s);
  * "2.5k"; at most three significant digits, no trailing zeros.
  */
 const char *kerf_svg_fmt(char *buf, size_t size, double v, const char *unit);
-
-/* Append text with &, <, >, " escaped. */
-int kerf_svg_escape(struct kerf_buf *out, const char *text);
 
 #endif /* KERF_REPORT_SVG_H */
