@@ -264,7 +264,7 @@ static void map_gpu(struct kerf_svg *s, const struct kerf_report_gpu *gp,
 
 int kerf_chart_gpu_map(const struct kerf_report *r, struct kerf_buf *out)
 {
-	int max_gpus = 1, cell_w, cell_h = 16, per_row, rows;
+	int max_gpus = 1, cell_w, cell_h, per_row, rows;
 	double block_w, area_w;
 	char desc[320], tip[KERF_REPORT_NAME_MAX + 32];
 	bool tips = r->nr_nodes <= 256;
@@ -275,7 +275,9 @@ int kerf_chart_gpu_map(const struct kerf_report *r, struct kerf_buf *out)
 	for (size_t i = 0; i < r->nr_nodes; i++)
 		if (r->nodes[i].nr_gpus > max_gpus)
 			max_gpus = r->nodes[i].nr_gpus;
-	cell_w = r->nr_nodes > 200 ? 4 : 9;
+	/* cells as large as the cluster allows: a few nodes read at a glance */
+	cell_w = r->nr_nodes > 200 ? 4 : r->nr_nodes > 32 ? 9 : 14;
+	cell_h = r->nr_nodes > 32 ? 16 : 24;
 	area_w = CHART_W_PX - 180 - 16 - 20;
 	block_w = max_gpus * (cell_w + 1) + 6;
 	per_row = (int)(area_w / block_w);
