@@ -43,6 +43,41 @@ void kerf_progress_init(struct kerf_progress *p, const char *prog, FILE *out,
 	pthread_mutex_init(&p->lock, NULL);
 }
 
+/* Under the lock: has the delay passed, and the interval since the last? */
+static bool due(const struct kerf_progress *p, int64_t now)
+{
+	return now - p->start_ms >= p->after_ms &&
+	       (p->last_ms < 0 || now - p->last_ms >= p->after_ms);
+}
+
+bool kerf_progress_is_due(struct kerf_progress *p)
+{
+	bool yes;
+
+	if (p->quiet)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	yes = due(p, p->now_ms(p->clock_ctx));
+	pthread_mutex_unlock(&p->lock);
+	return yes;
+}
+
+static void clear_locked(struct kerf_progress *p)
+{
+	if (p->line_open) {
+		fputs("\r\033[K", p->out);
+		fflush(p->out);
+		p->line_open = false;
+	}
+}
+
+void kerf_progress_clear(struct kerf_progress *p)
+{
+	pthread_mutex_lock(&p->lock);
+	clear_locked(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
 void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 			  const char *detail)
 {
@@ -52,8 +87,7 @@ void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 		return;
 	pthread_mutex_lock(&p->lock);
 	now = p->now_ms(p->clock_ctx);
-	if (now - p->start_ms < p->after_ms ||
-	    (p->last_ms >= 0 && now - p->last_ms < p->after_ms)) {
+	if (!due(p, now)) {
 		pthread_mutex_unlock(&p->lock);
 		return;
 	}
@@ -74,12 +108,6 @@ void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 
 void kerf_progress_end(struct kerf_progress *p)
 {
-	pthread_mutex_lock(&p->lock);
-	if (p->line_open) {
-		fputs("\r\033[K", p->out);
-		fflush(p->out);
-		p->line_open = false;
-	}
-	pthread_mutex_unlock(&p->lock);
+	kerf_progress_clear(p);
 	pthread_mutex_destroy(&p->lock);
 }

@@ -55,6 +55,18 @@ void kerf_progress_init(struct kerf_progress *p, const char *prog, FILE *out,
 void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 			  const char *detail);
 
+/*
+ * Would an update print now?  For callers whose detail costs something to
+ * write; kerf_progress_update decides again.  Thread-safe.
+ */
+bool kerf_progress_is_due(struct kerf_progress *p);
+
+/*
+ * Clear the terminal line (if one is shown) before other output, such as
+ * a table row on stdout; the next report comes when due.  Thread-safe.
+ */
+void kerf_progress_clear(struct kerf_progress *p);
+
 /* The work is over: the terminal line is cleared.  Releases the lock. */
 void kerf_progress_end(struct kerf_progress *p);
 

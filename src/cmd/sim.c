@@ -428,6 +428,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		kerf_progress_clear(&out.progress);   /* the row goes below */
 		if (json)
 			kerf_report_json(stdout, sum, runs, nr_seeds);
 		else

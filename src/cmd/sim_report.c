@@ -80,7 +80,7 @@ static int on_event(void *ctx, struct kerf_timesim *ts,
 	struct kerf_sim_out *o = ctx;
 	char detail[64];
 
-	if (o->progress.quiet == false && ts->horizon_ms > 0) {
+	if (ts->horizon_ms > 0 && kerf_progress_is_due(&o->progress)) {
 		snprintf(detail, sizeof(detail), "%.1f of %.1f h simulated",
 			 (double)ts->now_ms / 3.6e6, (double)ts->horizon_ms / 3.6e6);
 		kerf_progress_update(&o->progress,

@@ -113,12 +113,20 @@ static void test_terminal_rewrites_one_line(void **state)
 	kerf_progress_init(&p, "kerf sim", out.f, true, false, fake_now, &clk);
 	advance(&clk, 2500);
 	kerf_progress_update(&p, 500000, NULL);
+	assert_false(kerf_progress_is_due(&p));
 	advance(&clk, 2500);
+	assert_true(kerf_progress_is_due(&p));
 	kerf_progress_update(&p, 700000, NULL);
+	kerf_progress_clear(&p);   /* a table row goes below */
+	kerf_progress_clear(&p);   /* nothing shown: nothing to clear */
+	advance(&clk, 2000);
+	kerf_progress_update(&p, 800000, NULL);
 	kerf_progress_end(&p);
 	assert_string_equal(capture_text(&out),
 			    "\rkerf sim: 50%, 2 s elapsed\033[K"
 			    "\rkerf sim: 70%, 5 s elapsed\033[K"
+			    "\r\033[K"
+			    "\rkerf sim: 80%, 7 s elapsed\033[K"
 			    "\r\033[K");
 	capture_close(&out);
 }
@@ -134,6 +142,7 @@ static void test_quiet_and_short_runs_say_nothing(void **state)
 	capture_open(&out);
 	kerf_progress_init(&p, "kerf sim", out.f, true, true, fake_now, &clk);
 	advance(&clk, 60000);
+	assert_false(kerf_progress_is_due(&p));
 	kerf_progress_update(&p, 500000, NULL);
 	kerf_progress_end(&p);
 	/* not quiet, but over before two seconds: nothing, not even \r */
