@@ -68,6 +68,15 @@ static int count(const char *s, const char *needle)
 	return n;
 }
 
+/* A progress on clk into out, with the default delay. */
+static void start(struct kerf_progress *p, struct capture *out,
+		  struct fake_clock *clk, const char *prog, bool tty, bool quiet)
+{
+	unsetenv("KERF_PROGRESS_AFTER_MS");
+	capture_open(out);
+	kerf_progress_init(p, prog, out->f, tty, quiet, fake_now, clk);
+}
+
 static void test_silent_then_every_two_seconds(void **state)
 {
 	struct fake_clock clk = { .now_ms = 1000 };
@@ -75,9 +84,7 @@ static void test_silent_then_every_two_seconds(void **state)
 	struct capture out;
 
 	(void)state;
-	unsetenv("KERF_PROGRESS_AFTER_MS");
-	capture_open(&out);
-	kerf_progress_init(&p, "kerf sim openb", out.f, false, false, fake_now, &clk);
+	start(&p, &out, &clk, "kerf sim openb", false, false);
 	kerf_progress_update(&p, 100000, "policy fgd, 1/10 seeds");
 	advance(&clk, 1999);
 	kerf_progress_update(&p, 200000, "policy fgd, 2/10 seeds");
@@ -108,9 +115,7 @@ static void test_terminal_rewrites_one_line(void **state)
 	struct capture out;
 
 	(void)state;
-	unsetenv("KERF_PROGRESS_AFTER_MS");
-	capture_open(&out);
-	kerf_progress_init(&p, "kerf sim", out.f, true, false, fake_now, &clk);
+	start(&p, &out, &clk, "kerf sim", true, false);
 	advance(&clk, 2500);
 	kerf_progress_update(&p, 500000, NULL);
 	assert_false(kerf_progress_is_due(&p));
@@ -138,9 +143,7 @@ static void test_quiet_and_short_runs_say_nothing(void **state)
 	struct capture out;
 
 	(void)state;
-	unsetenv("KERF_PROGRESS_AFTER_MS");
-	capture_open(&out);
-	kerf_progress_init(&p, "kerf sim", out.f, true, true, fake_now, &clk);
+	start(&p, &out, &clk, "kerf sim", true, true);
 	advance(&clk, 60000);
 	assert_false(kerf_progress_is_due(&p));
 	kerf_progress_update(&p, 500000, NULL);
