@@ -27,6 +27,7 @@ import html.parser
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,9 +59,13 @@ def skip(what, why):
     print('ok %d - %s # SKIP %s' % (n, what, why))
 
 
+SANDBOXES = []
+
+
 def sandbox():
     """A folder where `build/kerf` and `examples/` are this tree's."""
     d = tempfile.mkdtemp(prefix='kerf-report-')
+    SANDBOXES.append(d)
     os.mkdir(os.path.join(d, 'build'))
     os.symlink(os.path.abspath(KERF), os.path.join(d, 'build', 'kerf'))
     os.symlink(os.path.join(ROOT, 'examples'), os.path.join(d, 'examples'))
@@ -345,5 +350,10 @@ else:
        'openb --report openb.md: the curve of each policy (%d, %r)'
        % (r.returncode, r.stderr[-200:]))
 
+for d in SANDBOXES:
+    for root, dirs, _ in os.walk(d):
+        for x in dirs:
+            os.chmod(os.path.join(root, x), 0o755)
+    shutil.rmtree(d, ignore_errors=True)
 print('1..%d' % n)
 sys.exit(1 if failed else 0)
