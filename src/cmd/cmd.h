@@ -22,6 +22,7 @@ int kerf_cmd_serve(int argc, char **argv);
 int kerf_cmd_get(int argc, char **argv);
 int kerf_cmd_explain(int argc, char **argv);
 int kerf_cmd_top(int argc, char **argv);
+int kerf_cmd_what_if(int argc, char **argv);
 int kerf_cmd_admission(int argc, char **argv);
 int kerf_cmd_agent_metrics(int argc, char **argv);
 int kerf_cmd_agent_mig(int argc, char **argv);

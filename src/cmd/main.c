@@ -24,6 +24,7 @@ static const struct command {
 	{ "get", kerf_cmd_get, "tenants, queue, nodes as kerf serve sees them" },
 	{ "explain", kerf_cmd_explain, "why a pod waits, layer by layer" },
 	{ "top", kerf_cmd_top, "per-tenant GPU use, refreshed (kerf serve or a snapshot)" },
+	{ "what-if", kerf_cmd_what_if, "the state re-run with a changed quota, weight or policy" },
 	{ "admission", kerf_cmd_admission, "the admission webhook's decisions on files" },
 	{ "agent", kerf_cmd_agent,
 	  "the node agent: run, verify, inventory, metrics, mig" },

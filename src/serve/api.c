@@ -126,6 +126,8 @@ static int route(const struct kerf_world *w, const char *path, int64_t now_ms,
 		return kerf_view_nodes(&w->st.cluster, node_extra, (void *)w, out) < 0 ? 500 : 200;
 	if (!strcmp(path, "/api/v1/gpus"))
 		return kerf_api_gpus(w, out) < 0 ? 500 : 200;
+	if (!strcmp(path, "/api/v1/state"))
+		return kerf_api_state(w, now_ms, out);
 	if (pod_path(path, "/api/v1/explain/", ns, sizeof(ns), name, sizeof(name)) ||
 	    pod_path(path, "/api/v1/workloads/", ns, sizeof(ns), name, sizeof(name)))
 		return kerf_api_explain(w, ns, name, now_ms, out);

@@ -5,6 +5,8 @@
  *   GET /api/v1/queue                  pending work in the cycle's order
  *   GET /api/v1/nodes                  nodes, free GPUs, MIG, NVLink
  *   GET /api/v1/gpus                   every GPU with its pods, MIG, health
+ *   GET /api/v1/state                  the whole state, re-runnable by
+ *                                      kerf what-if (api_state.c)
  *   GET /api/v1/explain/NS/POD         why a pod waits, layer by layer
  *   GET /api/v1/workloads/NS/POD       the same
  * Everything is read from the world as the last cycle and the events

@@ -20,4 +20,7 @@ int kerf_api_explain(const struct kerf_world *w, const char *ns,
 /* GET /api/v1/gpus: every GPU of every node (api_gpus.c); negative on OOM. */
 int kerf_api_gpus(const struct kerf_world *w, json_t **out);
 
+/* GET /api/v1/state: 200 with the state document, or 500 (out of memory). */
+int kerf_api_state(const struct kerf_world *w, int64_t now_ms, json_t **out);
+
 #endif
