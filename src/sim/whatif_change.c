@@ -130,6 +130,10 @@ int kerf_whatif_change_parse(const char *opt, const char *arg,
 				snprintf(why + at, sizeof(why) - at, ")");
 			return bad(err, opt, arg, why);
 		}
+		/* fgd is handed the whole trace in advance: a state has none */
+		if (!strcmp(arg, "fgd"))
+			return bad(err, opt, arg, "fgd needs the workload in advance (a trace); "
+				   "what-if has only the state");
 		snprintf(c->policy, sizeof(c->policy), "%s", arg);
 		return 0;
 	case KERF_WHATIF_QUOTA:
