@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# `kerf what-if --scenario FILE --at TIME CHANGE...` on the scenarios of
+# tests/cli/what_if: raising a quota starts the job that waited for it,
+# lowering a weight changes the fair-share order, switching the policy
+# changes the placement, and a bad change (unknown tenant, flavor or
+# policy, a negative number, --scenario without --at) is refused with
+# exit status 2 and nothing on stdout.  Prints TAP.
+#
+# usage: test_what_if.sh KERF SOURCE_ROOT
+set -u
+
+kerf=$1
+dir=$2/tests/cli/what_if
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+# check NAME WANTED GOT: one TAP line, the last run's output on failure.
+check() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1 (got '$3', want '$2')"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -30
+	fi
+}
+
+run() { timeout 60 "$kerf" what-if "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; echo $?; }
+
+# field WORKLOAD PATH: a field of the workload in the last JSON output
+# (PATH like effect or whatIf.nodes), "" when absent.
+field() {
+	python3 - "$tmp/out" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for w in d["workloads"]:
+    if w["workload"] == sys.argv[2]:
+        v = w
+        for k in sys.argv[3].split("."):
+            v = v.get(k, "") if isinstance(v, dict) else ""
+        print(v)
+PY
+}
+
+# table_row WORKLOAD: the row of the table output for it, spaces squeezed.
+table_row() { grep "^$1 " "$tmp/out" | tr -s ' '; }
+
+# ---- quota: the second job of a waits for quota; 16 GPUs start it ----
+q=$dir/quota.yaml
+rc=$(run --scenario "$q" --at 10m -o json)
+check "quota: no change exits 0" 0 "$rc"
+check "quota: as is, second-0 waits for quota" QuotaExceeded "$(field second-0 asIs.code)"
+check "quota: with no change, nothing differs" StillWaits "$(field second-0 effect)"
+rc=$(run --scenario "$q" --at 10m --set-quota a=16 -o json)
+check "quota: raised, exit 0" 0 "$rc"
+check "quota: raised, second-0 starts" Starts "$(field second-0 effect)"
+check "quota: raised, second-0 on n1" n1 "$(field second-0 whatIf.nodes)"
+check "quota: raised, first-0 unchanged" Same "$(field first-0 effect)"
+rc=$(run --scenario "$q" --at 10m --set-quota a:H100-80GB=16)
+check "quota: table, exit 0" 0 "$rc"
+check "quota: table row" "second-0 a Pending Pending Running Starts n1 -" "$(table_row second-0)"
+check "quota: tenant a's GPUs 8 -> 16" "a 8 8 16" "$(table_row a)"
+rc=$(run --scenario "$q" --at 10m --set-borrowing-limit a=8 -o json)
+check "borrowing: a may borrow 8, second-0 starts" Starts "$(field second-0 effect)"
+rc=$(run --scenario "$q" --at 10m --set-quota a=12 -o json)
+check "quota: 12 is not enough, second-0 still waits" StillWaits "$(field second-0 effect)"
+check "quota: 12, the reason is the quota" QuotaExceeded "$(field second-0 whatIf.code)"
+
+# ---- weight: equal weights, x goes first; x's weight 1, y does --------
+w=$dir/weight.yaml
+rc=$(run --scenario "$w" --at 2m -o json)
+check "weight: as is, x-more starts" Running "$(field x-more-0 asIs.state)"
+check "weight: as is, y-more waits" Pending "$(field y-more-0 asIs.state)"
+rc=$(run --scenario "$w" --at 2m --set-weight x=1 -o json)
+check "weight: x lowered, exit 0" 0 "$rc"
+check "weight: x lowered, y-more starts" Starts "$(field y-more-0 effect)"
+check "weight: x lowered, x-more waits" Waits "$(field x-more-0 effect)"
+
+# ---- policy: kerf puts the new job on the idle node, best-fit beside ---
+p=$dir/policy.yaml
+rc=$(run --scenario "$p" --at 2m --policy best-fit -o json)
+check "policy: exit 0" 0 "$rc"
+check "policy: as is (kerf), new-0 on n1" n1 "$(field new-0 asIs.nodes)"
+check "policy: best-fit, new-0 on n0" n0 "$(field new-0 whatIf.nodes)"
+check "policy: best-fit, new-0 moves" Moves "$(field new-0 effect)"
+rc=$(run --scenario "$p" --at 2m --policy gpu-clustering -o json)
+check "policy: gpu-clustering keeps n1" Same "$(field new-0 effect)"
+
+# ---- deterministic: the same run twice, the same bytes -----------------
+run --scenario "$w" --at 2m --set-weight x=1 -o yaml >/dev/null
+cp "$tmp/out" "$tmp/first"
+run --scenario "$w" --at 2m --set-weight x=1 -o yaml >/dev/null
+check "deterministic: yaml twice the same" 0 "$(cmp -s "$tmp/first" "$tmp/out"; echo $?)"
+
+# ---- bad changes: exit 2, the option and the reason, nothing on stdout --
+# refused WANT-IN-STDERR ARGS...
+refused() {
+	local want=$1 rc
+	shift
+	rc=$(run "$@")
+	check "refused: $* (exit 2)" 2 "$rc"
+	check "refused: $* (message)" 0 "$(grep -qF -- "$want" "$tmp/err"; echo $?)"
+	check "refused: $* (no stdout)" 0 "$(wc -c <"$tmp/out" | tr -d ' ')"
+}
+refused "--set-quota: unknown tenant 'nobody' (tenants: a b)" --scenario "$q" --at 10m --set-quota nobody=4
+refused "--set-quota: unknown flavor 'A100' (flavors: H100-80GB)" --scenario "$q" --at 10m --set-quota a:A100=4
+refused "--set-weight 'a=-1': the weight must not be negative" --scenario "$q" --at 10m --set-weight a=-1
+refused "--set-quota 'a=-2': GPUS must not be negative" --scenario "$q" --at 10m --set-quota a=-2
+refused "--policy 'spread': not a placement policy" --scenario "$q" --at 10m --policy spread
+refused "--scenario needs --at TIME" --scenario "$q" --set-quota a=16
+refused "--at '-5m': must not be negative" --scenario "$q" --at -5m --set-quota a=16
+refused "--at: 72000 s is past the scenario's horizon" --scenario "$q" --at 20h --set-quota a=16
+refused "unexpected argument" --scenario "$q" --at 10m a=16
+# a bad change is refused before the scenario is even read
+refused "--set-weight 'a=0'" --scenario /nonexistent.yaml --at 1m --set-weight a=0
+rc=$(run --help)
+check "--help exits 0" 0 "$rc"
+check "--help names --set-quota" 0 "$(grep -qF -- '--set-quota TENANT[:FLAVOR]=GPUS' "$tmp/out"; echo $?)"
+rc=$(run --scenario /nonexistent.yaml --at 1m)
+check "a scenario that does not load: exit 1" 1 "$rc"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
