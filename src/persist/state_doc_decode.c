@@ -175,6 +175,7 @@ static int classes(struct rd *r, const json_t *doc, struct kerf_classes *cl)
 	const json_t *a = list(r, doc, "", "classes", KERF_MAX_CLASSES), *x;
 	char path[PATH_MAX_];
 	size_t i;
+	int rc;
 
 	kerf_classes_init(cl);
 	json_array_foreach(a, i, x) {
@@ -194,8 +195,10 @@ static int classes(struct rd *r, const json_t *doc, struct kerf_classes *cl)
 						 KERF_PERSIST_MAX_MS, 0);
 		pc.min_runtime_ms = integer(r, x, path, "minRuntimeMs", 0,
 					    KERF_PERSIST_MAX_MS, 0);
-		if (r->rc || (r->rc = kerf_classes_add(cl, &pc, r->err)) < 0)
+		if (r->rc)
 			return r->rc;
+		if ((rc = kerf_classes_add(cl, &pc, r->err)) < 0)
+			return r->rc = rc;
 	}
 	return r->rc;
 }

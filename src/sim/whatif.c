@@ -48,7 +48,7 @@ static int apply(struct side *s, const struct kerf_whatif_change *c,
 	}
 	t = kerf_tenants_find(&s->st.tenants, c->tenant);
 	kerf_state_tenant_spec(&s->st, t, &spec);
-	m = c->flavor[0] ? kerf_cluster_find_model(&s->st.cluster, c->flavor) : 0;
+	m = c->flavor[0] ? kerf_whatif_flavor(&s->st, c->flavor) : 0;
 	switch (c->kind) {
 	case KERF_WHATIF_QUOTA:
 		spec.quota.nominal.v[kerf_res_gpu(m)] = c->value;

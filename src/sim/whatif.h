@@ -62,6 +62,13 @@ int kerf_whatif_kind_of(const char *opt);
 int kerf_whatif_change_parse(const char *opt, const char *arg,
 			     struct kerf_whatif_change *c, struct kerf_err *err);
 
+/*
+ * The model index of flavor name in st, its case ignored (a Tenant's
+ * quota says nvidia-h100-80gb-hbm3 for the product NVIDIA-H100-80GB-HBM3),
+ * or -KERF_ENOTFOUND.
+ */
+int kerf_whatif_flavor(const struct kerf_state *st, const char *name);
+
 /* Does c name a tenant (not the root, not removed) and flavor of st? */
 int kerf_whatif_change_check(const struct kerf_state *st,
 			     const struct kerf_whatif_change *c,

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "base/parse.h"
@@ -158,6 +159,14 @@ int kerf_whatif_change_parse(const char *opt, const char *arg,
 	return kerf_err_set(err, -KERF_EINVAL, "%s: not a change", opt);
 }
 
+int kerf_whatif_flavor(const struct kerf_state *st, const char *name)
+{
+	for (size_t m = 0; m < st->cluster.nr_models; m++)
+		if (!strcasecmp(st->cluster.models[m].name, name))
+			return (int)m;
+	return -KERF_ENOTFOUND;
+}
+
 int kerf_whatif_change_check(const struct kerf_state *st,
 			     const struct kerf_whatif_change *c,
 			     struct kerf_err *err)
@@ -191,7 +200,7 @@ int kerf_whatif_change_check(const struct kerf_state *st,
 				    "%s %s: the cluster has %zu GPU flavors: name one as %s:FLAVOR (%s)",
 				    c->option, kerf_escape(shown, sizeof(shown), c->tenant),
 				    cl->nr_models, c->tenant, cl->nr_models ? models : "none");
-	if (c->flavor[0] && kerf_cluster_find_model(cl, c->flavor) < 0)
+	if (c->flavor[0] && kerf_whatif_flavor(st, c->flavor) < 0)
 		return kerf_err_set(err, -KERF_EINVAL, "%s: unknown flavor '%s' (flavors: %s)",
 				    c->option, kerf_escape(shown, sizeof(shown), c->flavor),
 				    cl->nr_models ? models : "none");

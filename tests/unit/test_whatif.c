@@ -26,6 +26,8 @@ static const char scenario_yaml[] =
 	"    - { prefix: n, count: 2, cpu: 64, memory_gib: 512, gpus: 8, model: H100-80GB }\n"
 	"    - { prefix: t, count: 1, cpu: 16, memory_gib: 64, gpus: 4, model: T4 }\n"
 	"priority_classes:\n"
+	"  - { name: prod, value: 1000 }\n"
+	"  - { name: serve, value: 500 }\n"
 	"  - { name: batch, value: 100 }\n"
 	"tenants:\n"
 	"  - name: a\n"
@@ -137,6 +139,9 @@ static void test_check(void **unused)
 	assert_int_equal(kerf_whatif_change_check(&st, &c, &err), -KERF_EINVAL);
 	assert_non_null(strstr(err.msg, "2 GPU flavors: name one as a:FLAVOR"));
 	assert_int_equal(kerf_whatif_change_parse("--set-quota", "b:T4=1", &c, &err), 0);
+	assert_int_equal(kerf_whatif_change_check(&st, &c, NULL), 0);
+	/* a flavor as a Tenant names it: case ignored */
+	assert_int_equal(kerf_whatif_change_parse("--set-quota", "b:h100-80gb=1", &c, &err), 0);
 	assert_int_equal(kerf_whatif_change_check(&st, &c, NULL), 0);
 	kerf_state_release(&st);
 	json_decref(doc);
