@@ -125,8 +125,9 @@ int kerf_whatif_change_parse(const char *opt, const char *arg,
 			size_t at = (size_t)snprintf(why, sizeof(why), "not a placement policy (one of:");
 
 			for (size_t i = 0; i < kerf_policy_count() && at < sizeof(why); i++)
-				at += (size_t)snprintf(why + at, sizeof(why) - at, " %s",
-						       kerf_policy_at(i)->name);
+				if (strcmp(kerf_policy_at(i)->name, "fgd"))
+					at += (size_t)snprintf(why + at, sizeof(why) - at, " %s",
+							       kerf_policy_at(i)->name);
 			if (at < sizeof(why))
 				snprintf(why + at, sizeof(why) - at, ")");
 			return bad(err, opt, arg, why);
