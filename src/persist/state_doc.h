@@ -40,6 +40,7 @@
 #ifndef KERF_PERSIST_STATE_DOC_H
 #define KERF_PERSIST_STATE_DOC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -49,6 +50,14 @@
 #include "core/state.h"
 
 enum { KERF_STATE_DOC_VERSION = 1 };
+
+/*
+ * The builders' way (here and in sim/whatif_json.c): o[key] = v, a += v
+ * (v taken); *ok cleared when v or the container is NULL or the append
+ * fails, so one failed allocation fails the whole document.
+ */
+void kerf_doc_put(json_t *o, const char *key, json_t *v, bool *ok);
+void kerf_doc_push(json_t *a, json_t *v, bool *ok);
 
 /* The run the document describes, besides the state itself. */
 struct kerf_state_doc_info {

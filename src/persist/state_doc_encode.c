@@ -13,8 +13,7 @@
 #include "core/persist.h"
 #include "persist/state_json.h"
 
-/* o[key] = v (taken); ok cleared when either is missing. */
-static void put(json_t *o, const char *key, json_t *v, bool *ok)
+void kerf_doc_put(json_t *o, const char *key, json_t *v, bool *ok)
 {
 	if (!o || !v || json_object_set_new(o, key, v) < 0) {
 		json_decref(v);
@@ -22,7 +21,7 @@ static void put(json_t *o, const char *key, json_t *v, bool *ok)
 	}
 }
 
-static void push(json_t *a, json_t *v, bool *ok)
+void kerf_doc_push(json_t *a, json_t *v, bool *ok)
 {
 	if (!a || !v || json_array_append_new(a, v) < 0) {
 		json_decref(v);
@@ -48,7 +47,7 @@ static json_t *bits(uint64_t mask, bool *ok)
 
 	for (int i = 0; i < 64; i++)
 		if (mask & ((uint64_t)1 << i))
-			push(a, json_integer(i), ok);
+			kerf_doc_push(a, json_integer(i), ok);
 	if (!a)
 		*ok = false;
 	return a;
@@ -59,7 +58,7 @@ static json_t *names(char *const *v, size_t n, bool *ok)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		push(a, json_string(v[i]), ok);
+		kerf_doc_push(a, json_string(v[i]), ok);
 	if (!a)
 		*ok = false;
 	return a;
@@ -84,10 +83,10 @@ static json_t *models(const struct kerf_cluster *c, bool *ok)
 		const struct kerf_gpu_model *x = &c->models[m];
 		json_t *o = json_object();
 
-		put(o, "name", json_string(x->name), ok);
-		put(o, "memMib", json_integer(x->mem_mib), ok);
-		put(o, "hw", str_or_null(x->mig ? x->mig->name : NULL), ok);
-		push(a, o, ok);
+		kerf_doc_put(o, "name", json_string(x->name), ok);
+		kerf_doc_put(o, "memMib", json_integer(x->mem_mib), ok);
+		kerf_doc_put(o, "hw", str_or_null(x->mig ? x->mig->name : NULL), ok);
+		kerf_doc_push(a, o, ok);
 	}
 	if (!a)
 		*ok = false;
@@ -102,12 +101,12 @@ static json_t *classes(const struct kerf_classes *cl, bool *ok)
 		const struct kerf_priority_class *x = &cl->c[i];
 		json_t *o = json_object();
 
-		put(o, "name", json_string(x->name), ok);
-		put(o, "value", json_integer(x->value), ok);
-		put(o, "preemptible", json_boolean(x->preemptible), ok);
-		put(o, "checkpointGraceMs", json_integer(x->checkpoint_grace_ms), ok);
-		put(o, "minRuntimeMs", json_integer(x->min_runtime_ms), ok);
-		push(a, o, ok);
+		kerf_doc_put(o, "name", json_string(x->name), ok);
+		kerf_doc_put(o, "value", json_integer(x->value), ok);
+		kerf_doc_put(o, "preemptible", json_boolean(x->preemptible), ok);
+		kerf_doc_put(o, "checkpointGraceMs", json_integer(x->checkpoint_grace_ms), ok);
+		kerf_doc_put(o, "minRuntimeMs", json_integer(x->min_runtime_ms), ok);
+		kerf_doc_push(a, o, ok);
 	}
 	if (!a)
 		*ok = false;
@@ -125,12 +124,12 @@ static json_t *mig_layouts(const struct kerf_node_spec *x, bool *ok)
 			const struct kerf_mig_instance *in = &x->mig_layout[g].inst[k];
 			json_t *o = json_object();
 
-			put(o, "profile", json_integer(in->profile), ok);
-			put(o, "start", json_integer(in->start), ok);
-			put(o, "down", json_boolean(in->down), ok);
-			push(l, o, ok);
+			kerf_doc_put(o, "profile", json_integer(in->profile), ok);
+			kerf_doc_put(o, "start", json_integer(in->start), ok);
+			kerf_doc_put(o, "down", json_boolean(in->down), ok);
+			kerf_doc_push(l, o, ok);
 		}
-		push(a, l, ok);
+		kerf_doc_push(a, l, ok);
 	}
 	if (!a)
 		*ok = false;
@@ -146,20 +145,20 @@ static json_t *nodes(const struct kerf_cluster *c, bool *ok)
 		json_t *o = json_object();
 
 		kerf_cluster_node_spec(c, c->order[p], &x);
-		put(o, "name", json_string(x.name), ok);
-		put(o, "rank", json_integer((json_int_t)(x.rank & INT64_MAX)), ok);
-		put(o, "cpuMilli", json_integer(x.cpu_milli), ok);
-		put(o, "memMib", json_integer(x.mem_mib), ok);
-		put(o, "model", x.nr_gpus ? json_string(c->models[x.model].name) : json_null(), ok);
-		put(o, "gpus", json_integer(x.nr_gpus), ok);
-		put(o, "domain", json_integer(x.domain), ok);
-		put(o, "cordoned", json_boolean(x.cordoned), ok);
-		put(o, "migGpus", bits(x.mig_gpus, ok), ok);
-		put(o, "gpusDown", bits(x.gpus_down, ok), ok);
-		put(o, "labels", bits(x.labels, ok), ok);
-		put(o, "taints", bits(x.taints, ok), ok);
-		put(o, "mig", mig_layouts(&x, ok), ok);
-		push(a, o, ok);
+		kerf_doc_put(o, "name", json_string(x.name), ok);
+		kerf_doc_put(o, "rank", json_integer((json_int_t)(x.rank & INT64_MAX)), ok);
+		kerf_doc_put(o, "cpuMilli", json_integer(x.cpu_milli), ok);
+		kerf_doc_put(o, "memMib", json_integer(x.mem_mib), ok);
+		kerf_doc_put(o, "model", x.nr_gpus ? json_string(c->models[x.model].name) : json_null(), ok);
+		kerf_doc_put(o, "gpus", json_integer(x.nr_gpus), ok);
+		kerf_doc_put(o, "domain", json_integer(x.domain), ok);
+		kerf_doc_put(o, "cordoned", json_boolean(x.cordoned), ok);
+		kerf_doc_put(o, "migGpus", bits(x.mig_gpus, ok), ok);
+		kerf_doc_put(o, "gpusDown", bits(x.gpus_down, ok), ok);
+		kerf_doc_put(o, "labels", bits(x.labels, ok), ok);
+		kerf_doc_put(o, "taints", bits(x.taints, ok), ok);
+		kerf_doc_put(o, "mig", mig_layouts(&x, ok), ok);
+		kerf_doc_push(a, o, ok);
 	}
 	if (!a)
 		*ok = false;
@@ -175,10 +174,10 @@ static json_t *quota(const struct kerf_state *st, const struct kerf_quota *q, bo
 		json_t *d = json_object();
 
 		dim_name(&st->cluster, i, name, sizeof(name));
-		put(d, "nominal", json_integer(q->nominal.v[i]), ok);
-		put(d, "borrowingLimit", qty(q->borrow_limit.v[i]), ok);
-		put(d, "lendingLimit", qty(q->lend_limit.v[i]), ok);
-		put(o, name, d, ok);
+		kerf_doc_put(d, "nominal", json_integer(q->nominal.v[i]), ok);
+		kerf_doc_put(d, "borrowingLimit", qty(q->borrow_limit.v[i]), ok);
+		kerf_doc_put(d, "lendingLimit", qty(q->lend_limit.v[i]), ok);
+		kerf_doc_put(o, name, d, ok);
 	}
 	if (!o)
 		*ok = false;
@@ -192,25 +191,25 @@ static json_t *tenant(const struct kerf_state *st, int t, bool *ok)
 	json_t *w = json_array();
 
 	kerf_state_tenant_spec(st, t, &x);
-	put(o, "name", json_string(x.name), ok);
-	put(o, "parent", x.parent > 0 ? json_string(st->tenants.t[x.parent].name) : json_null(), ok);
-	put(o, "weight", json_integer(x.weight), ok);
-	put(o, "allowedClasses", bits(x.allowed_classes, ok), ok);
-	put(o, "isolation", json_integer(x.isolation), ok);
-	put(o, "quota", quota(st, &x.quota, ok), ok);
-	put(b, "limitMilliMs", json_integer(x.budget_limit_milli_ms), ok);
-	put(b, "windowMs", json_integer(x.budget_window_ms), ok);
-	put(b, "action", json_integer(x.budget_action), ok);
+	kerf_doc_put(o, "name", json_string(x.name), ok);
+	kerf_doc_put(o, "parent", x.parent > 0 ? json_string(st->tenants.t[x.parent].name) : json_null(), ok);
+	kerf_doc_put(o, "weight", json_integer(x.weight), ok);
+	kerf_doc_put(o, "allowedClasses", bits(x.allowed_classes, ok), ok);
+	kerf_doc_put(o, "isolation", json_integer(x.isolation), ok);
+	kerf_doc_put(o, "quota", quota(st, &x.quota, ok), ok);
+	kerf_doc_put(b, "limitMilliMs", json_integer(x.budget_limit_milli_ms), ok);
+	kerf_doc_put(b, "windowMs", json_integer(x.budget_window_ms), ok);
+	kerf_doc_put(b, "action", json_integer(x.budget_action), ok);
 	for (size_t m = 0; m < st->cluster.nr_models; m++)
-		push(w, json_integer(x.budget_model_weight_pct[m]), ok);
-	put(b, "modelWeightPct", w, ok);
-	put(o, "budget", b, ok);
-	put(idle, "action", json_integer(x.idle.action), ok);
-	put(idle, "belowPct", json_integer(x.idle.below_pct), ok);
-	put(idle, "afterMs", json_integer(x.idle.after_ms), ok);
-	put(idle, "exemptClasses", bits(x.idle.exempt_classes, ok), ok);
-	put(o, "idle", idle, ok);
-	put(o, "removed", json_boolean(st->tenants.t[t].removed), ok);
+		kerf_doc_push(w, json_integer(x.budget_model_weight_pct[m]), ok);
+	kerf_doc_put(b, "modelWeightPct", w, ok);
+	kerf_doc_put(o, "budget", b, ok);
+	kerf_doc_put(idle, "action", json_integer(x.idle.action), ok);
+	kerf_doc_put(idle, "belowPct", json_integer(x.idle.below_pct), ok);
+	kerf_doc_put(idle, "afterMs", json_integer(x.idle.after_ms), ok);
+	kerf_doc_put(idle, "exemptClasses", bits(x.idle.exempt_classes, ok), ok);
+	kerf_doc_put(o, "idle", idle, ok);
+	kerf_doc_put(o, "removed", json_boolean(st->tenants.t[t].removed), ok);
 	return o;
 }
 
@@ -218,16 +217,16 @@ static json_t *pod(const struct kerf_pod *p, bool *ok)
 {
 	json_t *o = json_object();
 
-	put(o, "cpuMilli", json_integer(p->cpu_milli), ok);
-	put(o, "memMib", json_integer(p->mem_mib), ok);
-	put(o, "models", bits(p->model_mask, ok), ok);
-	put(o, "needLabels", bits(p->need_labels, ok), ok);
-	put(o, "tolerates", bits(p->tolerates, ok), ok);
-	put(o, "gpuMilli", json_integer(p->gpu_milli), ok);
-	put(o, "gpuMemMib", json_integer(p->gpu_mem_mib), ok);
-	put(o, "nrGpus", json_integer(p->nr_gpus), ok);
-	put(o, "share", json_integer(p->share), ok);
-	put(o, "migSlices", json_integer(p->mig_slices), ok);
+	kerf_doc_put(o, "cpuMilli", json_integer(p->cpu_milli), ok);
+	kerf_doc_put(o, "memMib", json_integer(p->mem_mib), ok);
+	kerf_doc_put(o, "models", bits(p->model_mask, ok), ok);
+	kerf_doc_put(o, "needLabels", bits(p->need_labels, ok), ok);
+	kerf_doc_put(o, "tolerates", bits(p->tolerates, ok), ok);
+	kerf_doc_put(o, "gpuMilli", json_integer(p->gpu_milli), ok);
+	kerf_doc_put(o, "gpuMemMib", json_integer(p->gpu_mem_mib), ok);
+	kerf_doc_put(o, "nrGpus", json_integer(p->nr_gpus), ok);
+	kerf_doc_put(o, "share", json_integer(p->share), ok);
+	kerf_doc_put(o, "migSlices", json_integer(p->mig_slices), ok);
 	return o;
 }
 
@@ -237,41 +236,41 @@ static json_t *workload(const struct kerf_state *st, const struct kerf_workload 
 	bool running = w->state == KERF_WL_RUNNING;
 	json_t *o = json_object(), *sets = json_array(), *pods = json_array();
 
-	put(o, "key", json_string(w->key), ok);
-	put(o, "tenant", json_string(st->tenants.t[w->tenant].name), ok);
-	put(o, "class", json_string(st->classes.c[w->class_idx].name), ok);
-	put(o, "submitMs", json_integer(w->submit_ms), ok);
-	put(o, "state", json_string(running ? "Running" : "Pending"), ok);
-	put(o, "startMs", json_integer(running ? w->start_ms : 0), ok);
-	put(o, "minCount", json_integer(w->min_count), ok);
-	put(o, "topology", json_integer(w->topology), ok);
-	put(o, "neverPreempts", json_boolean(w->never_preempts), ok);
-	put(o, "pdbProtected", json_boolean(w->pdb_protected), ok);
-	put(o, "leaving", json_boolean(w->leaving), ok);
-	put(o, "utilPct", json_integer(w->util_pct), ok);
+	kerf_doc_put(o, "key", json_string(w->key), ok);
+	kerf_doc_put(o, "tenant", json_string(st->tenants.t[w->tenant].name), ok);
+	kerf_doc_put(o, "class", json_string(st->classes.c[w->class_idx].name), ok);
+	kerf_doc_put(o, "submitMs", json_integer(w->submit_ms), ok);
+	kerf_doc_put(o, "state", json_string(running ? "Running" : "Pending"), ok);
+	kerf_doc_put(o, "startMs", json_integer(running ? w->start_ms : 0), ok);
+	kerf_doc_put(o, "minCount", json_integer(w->min_count), ok);
+	kerf_doc_put(o, "topology", json_integer(w->topology), ok);
+	kerf_doc_put(o, "neverPreempts", json_boolean(w->never_preempts), ok);
+	kerf_doc_put(o, "pdbProtected", json_boolean(w->pdb_protected), ok);
+	kerf_doc_put(o, "leaving", json_boolean(w->leaving), ok);
+	kerf_doc_put(o, "utilPct", json_integer(w->util_pct), ok);
 	for (int i = 0; i < w->nr_sets; i++) {
 		struct kerf_pod asked = kerf_workload_asked(w, i);
 		json_t *s = json_object();
 
-		put(s, "count", json_integer(w->sets[i].count), ok);
+		kerf_doc_put(s, "count", json_integer(w->sets[i].count), ok);
 		/* pending: asked again as first asked; running: as bound */
-		put(s, "req", pod(running ? &w->sets[i].req : &asked, ok), ok);
+		kerf_doc_put(s, "req", pod(running ? &w->sets[i].req : &asked, ok), ok);
 		if (running && w->asked)
-			put(s, "asked", pod(&asked, ok), ok);
-		push(sets, s, ok);
+			kerf_doc_put(s, "asked", pod(&asked, ok), ok);
+		kerf_doc_push(sets, s, ok);
 	}
-	put(o, "sets", sets, ok);
+	kerf_doc_put(o, "sets", sets, ok);
 	for (uint32_t k = 0; running && k < w->nr_bound; k++) {
 		const struct kerf_wl_pod *p = &w->pods[k];
 		json_t *x = json_object();
 
-		put(x, "set", json_integer(p->set), ok);
-		put(x, "node", json_string(st->cluster.nodes[p->b.node].name), ok);
-		put(x, "gpus", bits(p->b.gpus, ok), ok);
-		put(x, "migStart", json_integer(p->b.mig_start), ok);
-		push(pods, x, ok);
+		kerf_doc_put(x, "set", json_integer(p->set), ok);
+		kerf_doc_put(x, "node", json_string(st->cluster.nodes[p->b.node].name), ok);
+		kerf_doc_put(x, "gpus", bits(p->b.gpus, ok), ok);
+		kerf_doc_put(x, "migStart", json_integer(p->b.mig_start), ok);
+		kerf_doc_push(pods, x, ok);
 	}
-	put(o, "pods", pods, ok);
+	kerf_doc_put(o, "pods", pods, ok);
 	return o;
 }
 
@@ -300,7 +299,7 @@ static json_t *workloads(const struct kerf_state *st, bool *ok)
 			v[n++] = st->wl[i];
 	qsort(v, n, sizeof(*v), by_seq);
 	for (size_t i = 0; i < n && *ok; i++)
-		push(a, workload(st, v[i], ok), ok);
+		kerf_doc_push(a, workload(st, v[i], ok), ok);
 	free(v);
 	return a;
 }
@@ -336,23 +335,23 @@ json_t *kerf_state_doc_encode(const struct kerf_state *st,
 	json_t *o = json_object(), *tt = json_array();
 	bool ok = true;
 
-	put(o, "apiVersion", json_string("kerf.io/api/v1"), &ok);
-	put(o, "kind", json_string("State"), &ok);
-	put(o, "version", json_integer(KERF_STATE_DOC_VERSION), &ok);
-	put(o, "nowMs", json_integer(info->now_ms), &ok);
-	put(o, "policy", json_string(info->policy), &ok);
-	put(o, "seed", json_integer((json_int_t)(info->seed & INT64_MAX)), &ok);
-	put(o, "models", models(c, &ok), &ok);
-	put(o, "labels", names(c->labels, c->nr_labels, &ok), &ok);
-	put(o, "taints", names(c->taints, c->nr_taints, &ok), &ok);
-	put(o, "classes", classes(&st->classes, &ok), &ok);
-	put(o, "nodes", nodes(c, &ok), &ok);
+	kerf_doc_put(o, "apiVersion", json_string("kerf.io/api/v1"), &ok);
+	kerf_doc_put(o, "kind", json_string("State"), &ok);
+	kerf_doc_put(o, "version", json_integer(KERF_STATE_DOC_VERSION), &ok);
+	kerf_doc_put(o, "nowMs", json_integer(info->now_ms), &ok);
+	kerf_doc_put(o, "policy", json_string(info->policy), &ok);
+	kerf_doc_put(o, "seed", json_integer((json_int_t)(info->seed & INT64_MAX)), &ok);
+	kerf_doc_put(o, "models", models(c, &ok), &ok);
+	kerf_doc_put(o, "labels", names(c->labels, c->nr_labels, &ok), &ok);
+	kerf_doc_put(o, "taints", names(c->taints, c->nr_taints, &ok), &ok);
+	kerf_doc_put(o, "classes", classes(&st->classes, &ok), &ok);
+	kerf_doc_put(o, "nodes", nodes(c, &ok), &ok);
 	for (size_t t = 1; t < st->tenants.nr; t++)
-		push(tt, tenant(st, (int)t, &ok), &ok);
-	put(o, "tenants", tt, &ok);
-	put(o, "workloads", workloads(st, &ok), &ok);
+		kerf_doc_push(tt, tenant(st, (int)t, &ok), &ok);
+	kerf_doc_put(o, "tenants", tt, &ok);
+	kerf_doc_put(o, "workloads", workloads(st, &ok), &ok);
 	if (ok)
-		put(o, "history", history(st, s, &ok, err), &ok);
+		kerf_doc_put(o, "history", history(st, s, &ok, err), &ok);
 	if (!ok) {
 		json_decref(o);
 		kerf_err_set(err, -KERF_ENOMEM, "state document: out of memory");
