@@ -64,6 +64,7 @@ struct kerf_state_doc_info {
 	int64_t now_ms;               /* the state's clock */
 	char policy[32];              /* placement policy name */
 	uint64_t seed;
+	bool history;                 /* decoded: the document has one */
 };
 
 /*
@@ -79,7 +80,8 @@ json_t *kerf_state_doc_encode(const struct kerf_state *st,
  * A state from doc into st (uninitialised; released and zeroed on error),
  * with the document's clock, policy and seed in *info and its history in
  * *hist (released by the caller with kerf_persist_release, to be imported
- * once a scheduler is built: kerf_state_import).
+ * once a scheduler is built: kerf_state_import; info->history false: the
+ * document has none, nothing to import).
  */
 struct kerf_persist;
 int kerf_state_doc_decode(const json_t *doc, struct kerf_state *st,

@@ -515,12 +515,14 @@ static int body(struct rd *r, const json_t *doc, struct kerf_state *st)
 	return r->rc;
 }
 
-static int history(struct rd *r, const json_t *doc, struct kerf_persist *hist)
+static int history(struct rd *r, const json_t *doc, struct kerf_persist *hist,
+		   bool *has)
 {
 	const json_t *h = field(r, doc, "", "history", true);
 	char *text;
 	int rc;
 
+	*has = h != NULL;
 	if (!h) {
 		kerf_persist_init(hist);
 		return r->rc;
@@ -565,7 +567,7 @@ int kerf_state_doc_decode(const json_t *doc, struct kerf_state *st,
 		memset(st, 0, sizeof(*st));
 		return r.rc;
 	}
-	if (body(&r, doc, st) < 0 || history(&r, doc, hist) < 0 ||
+	if (body(&r, doc, st) < 0 || history(&r, doc, hist, &info->history) < 0 ||
 	    kerf_state_check(st, err) < 0) {
 		kerf_state_release(st);
 		memset(st, 0, sizeof(*st));

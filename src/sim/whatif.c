@@ -102,7 +102,8 @@ static int side_load(struct side *s, const json_t *doc,
 	if (rc == 0) {
 		kerf_sched_init(&s->sched, &s->pol);
 		s->built = true;
-		rc = kerf_state_import(&s->st, &s->sched, &hist, err);
+		if (s->info.history)
+			rc = kerf_state_import(&s->st, &s->sched, &hist, err);
 	}
 	kerf_persist_release(&hist);
 	return rc;

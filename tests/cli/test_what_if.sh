@@ -122,5 +122,43 @@ check "--help names --set-quota" 0 "$(grep -qF -- '--set-quota TENANT[:FLAVOR]=G
 rc=$(run --scenario /nonexistent.yaml --at 1m)
 check "a scenario that does not load: exit 1" 1 "$rc"
 
+# ---- --server: a state document as kerf serve answers it -------------
+# (state.json, served at /api/v1/state by a small HTTP server on a free
+# port; a document without history, as one written by hand)
+python3 - "$dir/state.json" "$tmp/port" <<'PY' &
+import http.server, sys
+body = open(sys.argv[1], "rb").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        ok = self.path == "/api/v1/state"
+        self.send_response(200 if ok else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body if ok else b'{"kind":"Status","message":"not served"}')
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_port))
+import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.timeout = 60
+for _ in range(20):
+    s.handle_request()
+PY
+server_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+url=http://127.0.0.1:$(cat "$tmp/port" 2>/dev/null)
+rc=$(run --server "$url" -o json)
+check "server: as it is, exit 0" 0 "$rc"
+check "server: as it is, ml/train-1 waits for quota" QuotaExceeded "$(field ml/train-1 asIs.code)"
+rc=$(run --server "$url" --set-quota ml:nvidia-h100-80gb-hbm3=2 -o json)
+check "server: quota raised (flavor as a Tenant names it), exit 0" 0 "$rc"
+check "server: quota raised, ml/train-1 starts" Starts "$(field ml/train-1 effect)"
+check "server: quota raised, on gpu-1" gpu-1 "$(field ml/train-1 whatIf.nodes)"
+refused "--set-weight: unknown tenant 'team-z' (tenants: ml)" --server "$url" --set-weight team-z=2
+refused "--server and --scenario" --server "$url" --scenario "$q" --at 1m --set-weight ml=2
+refused "--at goes with --scenario" --server "$url" --at 1m --set-weight ml=2
+kill "$server_pid" 2>/dev/null
+wait "$server_pid" 2>/dev/null
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
