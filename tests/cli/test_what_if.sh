@@ -89,6 +89,19 @@ check "policy: best-fit, new-0 moves" Moves "$(field new-0 effect)"
 rc=$(run --scenario "$p" --at 2m --policy gpu-clustering -o json)
 check "policy: gpu-clustering keeps n1" Same "$(field new-0 effect)"
 
+# ---- preemption: hi's quota raised, its production job preempts lo's ----
+r=$dir/reclaim.yaml
+rc=$(run --scenario "$r" --at 2m --set-quota hi=8 -o json)
+check "reclaim: exit 0" 0 "$rc"
+check "reclaim: lo's job is asked to leave" Preempted "$(field lo-job-0 effect)"
+check "reclaim: ... and shown Leaving" Leaving "$(field lo-job-0 whatIf.state)"
+check "reclaim: hi's job waits for it" WaitingForPreemption "$(field hi-job-0 whatIf.code)"
+rc=$(run --scenario "$r" --at 2m --set-quota hi=8 --horizon 5m -o json)
+check "reclaim, 5 minutes on: hi's job starts" Starts "$(field hi-job-0 effect)"
+check "reclaim, 5 minutes on: lo's job waits again" Pending "$(field lo-job-0 whatIf.state)"
+rc=$(run --scenario "$r" --at 2m --horizon 5m -o json)
+check "reclaim, no change, 5 minutes on: lo's job keeps running" Same "$(field lo-job-0 effect)"
+
 # ---- deterministic: the same run twice, the same bytes -----------------
 run --scenario "$w" --at 2m --set-weight x=1 -o yaml >/dev/null
 cp "$tmp/out" "$tmp/first"
