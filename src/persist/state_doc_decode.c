@@ -392,7 +392,7 @@ static int bound_pods(struct rd *r, const struct kerf_state *st, const json_t *x
 static int workload(struct rd *r, struct kerf_state *st, const json_t *x,
 		    const char *path)
 {
-	static struct kerf_workload w;   /* a template: whole, 8 sets */
+	struct kerf_workload w;          /* a template: whole, 8 sets */
 	struct kerf_pod asked[KERF_MAX_PODSETS];
 	const json_t *sets = list(r, x, path, "sets", KERF_MAX_PODSETS), *s;
 	const char *key, *tn, *cn, *state;
