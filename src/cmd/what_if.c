@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/parse.h"
@@ -253,8 +254,40 @@ static int parse(int argc, char **argv, struct args *a)
 	return -1;
 }
 
+/* Progress of a long scenario run: a plain line a second after 2 s. */
+struct progress {
+	int64_t start_ms, told_ms, at_ms;
+	uint64_t events;
+};
+
+static int64_t wall_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int progress(void *ctx, struct kerf_timesim *ts, const struct kerf_event *ev)
+{
+	struct progress *p = ctx;
+	int64_t now;
+
+	(void)ev;
+	if (++p->events % 4096)
+		return 0;
+	now = wall_ms();
+	if (now - p->start_ms >= 2000 && now - p->told_ms >= 1000) {
+		fprintf(stderr, "%s: running the scenario: %lld of %lld s simulated\n", prog,
+			(long long)(ts->now_ms / 1000), (long long)(p->at_ms / 1000));
+		p->told_ms = now;
+	}
+	return 0;
+}
+
 static int load(const struct args *a, json_t **doc)
 {
+	struct progress p = { .start_ms = wall_ms(), .at_ms = a->at_ms };
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
 	int rc;
@@ -270,7 +303,7 @@ static int load(const struct args *a, json_t **doc)
 			kerf_scenario_release(&sc);
 			return 2;
 		}
-		rc = kerf_whatif_scenario_doc(&sc, a->at_ms, doc, &err);
+		rc = kerf_whatif_scenario_doc(&sc, a->at_ms, progress, &p, doc, &err);
 	}
 	kerf_scenario_release(&sc);
 	if (rc < 0) {

@@ -304,7 +304,8 @@ int kerf_whatif_run(const json_t *doc, const struct kerf_whatif_change *changes,
 }
 
 int kerf_whatif_scenario_doc(const struct kerf_scenario *sc, int64_t at_ms,
-			     json_t **doc, struct kerf_err *err)
+			     kerf_ts_hook hook, void *ctx, json_t **doc,
+			     struct kerf_err *err)
 {
 	struct kerf_scenario upto = *sc;   /* shallow: borrowed for the run */
 	struct kerf_timesim ts;
@@ -320,6 +321,8 @@ int kerf_whatif_scenario_doc(const struct kerf_scenario *sc, int64_t at_ms,
 	rc = kerf_timesim_init(&ts, &upto, err);
 	if (rc < 0)
 		return rc;
+	ts.hook = hook;
+	ts.hook_ctx = ctx;
 	rc = kerf_timesim_run(&ts, err);
 	if (rc == 0) {
 		snprintf(info.policy, sizeof(info.policy), "%s",

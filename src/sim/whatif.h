@@ -25,6 +25,7 @@
 #include "base/err.h"
 #include "core/state.h"
 #include "sim/scenario.h"
+#include "sim/timesim.h"
 
 enum kerf_whatif_kind {
 	KERF_WHATIF_QUOTA = 0,     /* --set-quota TENANT[:FLAVOR]=GPUS */
@@ -132,9 +133,11 @@ json_t *kerf_whatif_json(const struct kerf_whatif_result *r,
 
 /*
  * Run scenario sc up to at_ms (<= its horizon) and return its state as a
- * document (a new reference in *doc).
+ * document (a new reference in *doc).  hook (may be NULL) is called after
+ * every event of the run, as the simulator's hook (progress reports).
  */
 int kerf_whatif_scenario_doc(const struct kerf_scenario *sc, int64_t at_ms,
-			     json_t **doc, struct kerf_err *err);
+			     kerf_ts_hook hook, void *ctx, json_t **doc,
+			     struct kerf_err *err);
 
 #endif /* KERF_SIM_WHATIF_H */

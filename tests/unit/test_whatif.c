@@ -47,7 +47,7 @@ static json_t *scenario_doc(int64_t at_ms)
 	kerf_scenario_init(&sc);
 	assert_int_equal(kerf_scenario_parse(&sc, "t.yaml", scenario_yaml,
 					     strlen(scenario_yaml), &err), 0);
-	assert_int_equal(kerf_whatif_scenario_doc(&sc, at_ms, &doc, &err), 0);
+	assert_int_equal(kerf_whatif_scenario_doc(&sc, at_ms, NULL, NULL, &doc, &err), 0);
 	kerf_scenario_release(&sc);
 	assert_non_null(doc);
 	return doc;
