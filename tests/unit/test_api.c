@@ -20,6 +20,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "core/persist.h"
+#include "persist/state_doc.h"
 #include "serve/api.h"
 
 #define NOW 1767225900000LL     /* 2026-01-01T00:05:00Z */
@@ -616,6 +618,37 @@ static void test_errors(void **state)
 	kerf_world_free(w);
 }
 
+/* GET /api/v1/state: the world's state as a document that loads again. */
+static void test_state(void **state)
+{
+	struct kerf_world *w = world();
+	const struct kerf_state *ws = kerf_world_state(w);
+	json_t *d = get(w, "GET", "/api/v1/state", 200);
+	struct kerf_state st;
+	struct kerf_state_doc_info info;
+	struct kerf_persist hist;
+	struct kerf_err err = { 0 };
+	size_t live = 0;
+
+	(void)state;
+	assert_string_equal(str(d, "kind"), "State");
+	assert_string_equal(str(d, "apiVersion"), KERF_API_VERSION);
+	assert_int_equal(num(d, "nowMs"), NOW);
+	for (size_t i = 0; i < ws->nr_wl; i++)
+		live += ws->wl[i]->state != KERF_WL_FINISHED;
+	assert_int_equal(json_array_size(json_object_get(d, "workloads")), live);
+	if (kerf_state_doc_decode(d, &st, &info, &hist, &err) < 0)
+		fail_msg("the state does not load: %s", err.msg);
+	assert_int_equal(st.cluster.nr_nodes, ws->cluster.nr_nodes);
+	assert_int_equal(st.nr_wl, live);
+	assert_int_equal(st.tenants.nr, ws->tenants.nr);
+	assert_true(info.history);
+	kerf_persist_release(&hist);
+	kerf_state_release(&st);
+	json_decref(d);
+	kerf_world_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
