@@ -25,6 +25,7 @@
 #include "cmd/admission_options.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "format/file.h"
 #include "format/json_patch.h"
 
@@ -32,6 +33,18 @@ static const char prog[] = "kerf admission review";
 
 enum { MAX_FILE_BYTES = KERF_ADMISSION_BODY_MAX_BYTES, OPT_OBJECTS = 1,
        OPT_WEBHOOK, OPT_SCHED };
+
+/* kerf admission review's own options; the admission options come first. */
+const struct option kerf_admission_review_longopts[] = {
+	{ "objects", required_argument, NULL, OPT_OBJECTS },
+	{ "webhook", required_argument, NULL, OPT_WEBHOOK },
+	{ "scheduler-name", required_argument, NULL, OPT_SCHED },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+enum { NR_OWN_OPTS = sizeof(kerf_admission_review_longopts) /
+		      sizeof(kerf_admission_review_longopts[0]) - 1 };
 
 static void usage(FILE *f)
 {
@@ -198,7 +211,7 @@ static int review_file(const struct kerf_admission_policy *p, const char *path,
 
 int kerf_cmd_admission(int argc, char **argv)
 {
-	struct option longopts[KERF_ADM_OPT_NR + 5];
+	struct option longopts[KERF_ADM_OPT_NR + NR_OWN_OPTS + 1];
 	struct kerf_admission_config cfg;
 	struct kerf_admission_opt_state st = { 0 };
 	struct kerf_admission_policy *p = NULL;
@@ -220,11 +233,8 @@ int kerf_cmd_admission(int argc, char **argv)
 	argv++;
 	kerf_admission_config_default(&cfg);
 	memcpy(longopts, kerf_admission_longopts, sizeof(kerf_admission_longopts));
-	longopts[KERF_ADM_OPT_NR] = (struct option){ "objects", required_argument, NULL, OPT_OBJECTS };
-	longopts[KERF_ADM_OPT_NR + 1] = (struct option){ "webhook", required_argument, NULL, OPT_WEBHOOK };
-	longopts[KERF_ADM_OPT_NR + 2] = (struct option){ "scheduler-name", required_argument, NULL, OPT_SCHED };
-	longopts[KERF_ADM_OPT_NR + 3] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[KERF_ADM_OPT_NR + 4] = (struct option){ 0 };
+	memcpy(longopts + KERF_ADM_OPT_NR, kerf_admission_review_longopts,
+	       sizeof(kerf_admission_review_longopts));
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {

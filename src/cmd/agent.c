@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "cmd/table.h"
 #include "nvml/inventory.h"
 
@@ -100,14 +101,15 @@ static int print_json(const struct kerf_gpu_inventory *inv)
 	return ret;
 }
 
+const struct option kerf_agent_inventory_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "nvml-library", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 static int agent_inventory(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "nvml-library", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *library = NULL;
 	bool json = false;
 	char shown[160];
@@ -115,7 +117,7 @@ static int agent_inventory(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", kerf_agent_inventory_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "json")) {

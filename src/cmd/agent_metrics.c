@@ -20,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "base/parse.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "nvml/gpm.h"
 #include "nvml/telemetry.h"
 
@@ -68,16 +69,17 @@ static int gpm_text(const struct kerf_nvml *nv, const struct kerf_gpu_inventory 
 	return rc;
 }
 
+const struct option kerf_agent_metrics_longopts[] = {
+	{ "nvml-library", required_argument, NULL, 'l' },
+	{ "hostname", required_argument, NULL, 'n' },
+	{ "proc-root", required_argument, NULL, 'p' },
+	{ "gpm-interval-ms", required_argument, NULL, 'g' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_agent_metrics(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nvml-library", required_argument, NULL, 'l' },
-		{ "hostname", required_argument, NULL, 'n' },
-		{ "proc-root", required_argument, NULL, 'p' },
-		{ "gpm-interval-ms", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *library = NULL, *proc_root = NULL;
 	char host[256] = "";
 	struct kerf_nvml nv;
@@ -91,7 +93,7 @@ int kerf_cmd_agent_metrics(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", kerf_agent_metrics_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			library = optarg;

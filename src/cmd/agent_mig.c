@@ -26,6 +26,7 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "nvml/nvml_load.h"
 
 static const char prog[] = "kerf agent mig";
@@ -335,27 +336,28 @@ static int refs(const char *opt, const char *text, struct kerf_mig_ref *out, siz
 	return 0;
 }
 
+const struct option kerf_agent_mig_longopts[] = {
+	{ "want", required_argument, NULL, 'w' },
+	{ "assigned", required_argument, NULL, 'a' },
+	{ "in-use", required_argument, NULL, 'u' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "gpu", required_argument, NULL, 'g' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "nvml-library", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 /* The options after the verb into *a: 0, or the exit status (0 after --help, 2). */
 static int parse_options(int argc, char **argv, struct args *a, bool *done)
 {
-	static const struct option longopts[] = {
-		{ "want", required_argument, NULL, 'w' },
-		{ "assigned", required_argument, NULL, 'a' },
-		{ "in-use", required_argument, NULL, 'u' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "nvml-library", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	char shown[160], *end;
 	int c;
 
 	*done = true;
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", kerf_agent_mig_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			a->want = optarg;

@@ -16,6 +16,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "kobj/time.h"
 #include "kube/client.h"
 #include "kube/incluster.h"
@@ -90,7 +91,7 @@ enum { OPT_NODE = 256, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NVML, OPT_METRICS, OPT_H
        OPT_DOMAIN, OPT_INVENTORY, OPT_NO_DRAIN, OPT_NO_MIG, OPT_MPS_ROOT, OPT_MPS_CONTROL,
        OPT_PROC_ROOT, OPT_GPU, OPT_MIG, OPT_WHOLE_NODE, OPT_FORCE };
 
-static const struct option longopts[] = {
+const struct option kerf_agent_run_longopts[] = {
 	{ "node-name", required_argument, NULL, OPT_NODE },
 	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -129,7 +130,7 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", kerf_agent_run_longopts, NULL)) != -1) {
 		bool run_only = c == OPT_METRICS || c == OPT_HEALTH || c == OPT_DP || c == OPT_DOMAIN ||
 				c == OPT_INVENTORY || c == OPT_NO_DRAIN || c == OPT_NO_MIG ||
 				c == OPT_MPS_ROOT || c == OPT_MPS_CONTROL || c == OPT_PROC_ROOT;
@@ -139,7 +140,7 @@ static int parse(const char *prog, const char *usage, bool verify, int argc, cha
 		if ((verify && run_only) || (!verify && verify_only)) {
 			const char *name = "?";
 
-			for (const struct option *o = longopts; o->name; o++)
+			for (const struct option *o = kerf_agent_run_longopts; o->name; o++)
 				if (o->val == c)
 					name = o->name;
 			fprintf(stderr, "%s: --%s: not an option of this command\n%s", prog, name,

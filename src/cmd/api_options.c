@@ -4,22 +4,24 @@
 #include <getopt.h>
 
 #include "cmd/opt.h"
+#include "cmd/spec.h"
+
+const struct option kerf_cli_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "server", required_argument, NULL, 's' },
+	{ "snapshot", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 		     enum kerf_cli_output *fmt, const char **server, const char **snapshot)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "server", required_argument, NULL, 's' },
-		{ "snapshot", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int opt;
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ho:", kerf_cli_longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (kerf_cli_output(prog, optarg, fmt))

@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "core/mig/geometry.h"
 #include "core/mig/planner.h"
 #include "sim/mig_node.h"
@@ -334,13 +335,14 @@ static int print_json(const struct kerf_mig_node_desc *d,
 
 /* ---- the command ---------------------------------------------------- */
 
+const struct option kerf_plan_mig_longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_plan_mig(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct kerf_mig_node_desc *d;
 	struct kerf_mig_plan *plan;
 	struct kerf_err err = { 0 };
@@ -351,7 +353,7 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", kerf_plan_mig_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;

@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "cmd/admission_options.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "kube/client.h"
 #include "kube/incluster.h"
 #include "kube/kubeconfig.h"
@@ -99,7 +100,7 @@ enum {
 	OPT_IN_FLIGHT, OPT_WH_ADDR, OPT_WH_CERT, OPT_WH_KEY, OPT_WH_THREADS,
 };
 
-static const struct option longopts[] = {
+const struct option kerf_serve_longopts[] = {
 	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "scheduler-name", required_argument, NULL, OPT_SCHED },
@@ -125,7 +126,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum { NR_OWN_OPTS = sizeof(longopts) / sizeof(longopts[0]) - 1 };
+enum { NR_OWN_OPTS = sizeof(kerf_serve_longopts) / sizeof(kerf_serve_longopts[0]) - 1 };
 
 static const char prog[] = "kerf serve";
 
@@ -182,7 +183,7 @@ int kerf_cmd_serve(int argc, char **argv)
 	identity[sizeof(identity) - 1] = '\0';
 	opterr = 0;
 	optind = 1;
-	memcpy(allopts, longopts, NR_OWN_OPTS * sizeof(longopts[0]));
+	memcpy(allopts, kerf_serve_longopts, NR_OWN_OPTS * sizeof(kerf_serve_longopts[0]));
 	memcpy(allopts + NR_OWN_OPTS, kerf_admission_longopts,
 	       sizeof(kerf_admission_longopts));
 	memset(&allopts[NR_OWN_OPTS + KERF_ADM_OPT_NR], 0, sizeof(allopts[0]));
@@ -250,7 +251,7 @@ int kerf_cmd_serve(int argc, char **argv)
 			int64_t ms = duration_ms(optarg);
 
 			if (ms <= 0)
-				return bad_value(longopts[opt - OPT_KUBECONFIG].name, optarg,
+				return bad_value(kerf_serve_longopts[opt - OPT_KUBECONFIG].name, optarg,
 						 "expected a duration such as 15s, 500ms or 2m");
 			if (opt == OPT_LEASE_DUR)
 				lc->duration_ms = ms;

@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "cmd/sim_report.h"
+#include "cmd/spec.h"
 #include "core/policy.h"
 #include "sim/openb.h"
 #include "sim/openb_batch.h"
@@ -31,6 +32,8 @@ enum { MAX_SEEDS = 1000, MAX_POLICIES = 16, MAX_MOVES_PER_HOUR = 1000000 };
 #define MAX_LOST_MILLI_GPU_HOURS ((uint64_t)1000000 * 1000)  /* a million GPU-hours */
 #define MAX_ARRIVAL_MS ((uint64_t)3600 * 1000)                /* an hour */
 #define MAX_CHECKPOINT_MS ((uint64_t)365 * 86400 * 1000)      /* a year */
+
+static void openb_options(FILE *out);
 
 static void sim_usage(FILE *out)
 {
@@ -56,7 +59,14 @@ static void sim_usage(FILE *out)
 		"  --report FILE             write a report with charts; FILE.html (one\n"
 		"                            self-contained page) or FILE.md (docs/reports.md)\n"
 		"  -q, --quiet               no progress lines on stderr (shown after 2 s)\n"
-		"\n"
+		"\n");
+	openb_options(out);
+}
+
+/* kerf sim openb's options and the policies, for both helps. */
+static void openb_options(FILE *out)
+{
+	fprintf(out,
 		"openb options:\n"
 		"  --policy NAME[,NAME]|all  policies to run (default: %s)\n"
 		"  --seeds A-B|A,B,...       seeds, at most 1000, each once (default: 42-51)\n"
@@ -212,27 +222,28 @@ static int add_curve(struct kerf_report *rep, const struct kerf_batch_summary *s
 	return kerf_report_add_curve(rep, sum->policy, x, y, n);
 }
 
+const struct option kerf_sim_openb_longopts[] = {
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "pods", required_argument, NULL, 'p' },
+	{ "policy", required_argument, NULL, 'P' },
+	{ "seeds", required_argument, NULL, 's' },
+	{ "inflate", required_argument, NULL, 'i' },
+	{ "curve", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "jobs", required_argument, NULL, 'J' },
+	{ "policy-options", required_argument, NULL, 'o' },
+	{ "defrag", no_argument, NULL, 'D' },
+	{ "defrag-moves-per-hour", required_argument, NULL, 'M' },
+	{ "defrag-lost-per-hour", required_argument, NULL, 'L' },
+	{ "arrival-s", required_argument, NULL, 'A' },
+	{ "checkpoint-s", required_argument, NULL, 'C' },
+	KERF_SIM_OUT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_sim_openb(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "pods", required_argument, NULL, 'p' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "seeds", required_argument, NULL, 's' },
-		{ "inflate", required_argument, NULL, 'i' },
-		{ "curve", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "jobs", required_argument, NULL, 'J' },
-		{ "policy-options", required_argument, NULL, 'o' },
-		{ "defrag", no_argument, NULL, 'D' },
-		{ "defrag-moves-per-hour", required_argument, NULL, 'M' },
-		{ "defrag-lost-per-hour", required_argument, NULL, 'L' },
-		{ "arrival-s", required_argument, NULL, 'A' },
-		{ "checkpoint-s", required_argument, NULL, 'C' },
-		KERF_SIM_OUT_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *nodes = NULL, *pods = NULL, *curve_path = NULL;
 	const char *policies[MAX_POLICIES];
 	struct kerf_sim_out out;
@@ -262,7 +273,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	kerf_sim_out_init(&out, "kerf sim openb");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_openb_longopts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
@@ -351,7 +362,8 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			opts.checkpoint_ms = (int64_t)v;
 			break;
 		case 'h':
-			sim_usage(stdout);
+			printf("usage: kerf sim openb --nodes FILE --pods FILE [options]\n\n");
+			openb_options(stdout);
 			return 0;
 		default:
 			if (kerf_sim_out_option(&out, c, optarg))

@@ -12,16 +12,18 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "sim/check.h"
+
+const struct option kerf_sim_check_longopts[] = {
+	{ "runs", required_argument, NULL, 'r' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
 
 int kerf_cmd_sim_check(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "runs", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	uint64_t runs = 100, seed = 1;
 	struct kerf_check_result res = { 0 };
 	struct kerf_err err = { 0 };
@@ -30,7 +32,7 @@ int kerf_cmd_sim_check(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", kerf_sim_check_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (kerf_parse_u64_opt("--runs", optarg, 1, 100000000, &runs, &err) < 0) {

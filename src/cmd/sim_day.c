@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/spec.h"
 #include "cmd/opt.h"
 #include "cmd/sim_scenario_opts.h"
 #include "cmd/sim_report.h"
@@ -113,14 +114,15 @@ int kerf_sim_print_builtin(const char *prog)
 	return 0;
 }
 
+const struct option kerf_sim_day_longopts[] = {
+	{ "print-scenario", no_argument, NULL, 'p' },
+	KERF_SIM_OVERRIDE_LONGOPTS,
+	KERF_SIM_OUT_OPTIONS,
+	{ 0 },
+};
+
 int kerf_cmd_sim_day(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "print-scenario", no_argument, NULL, 'p' },
-		KERF_SIM_OVERRIDE_LONGOPTS,
-		KERF_SIM_OUT_OPTIONS,
-		{ 0 },
-	};
 	struct kerf_sim_overrides ov = { 0 };
 	struct kerf_scenario sc;
 	struct kerf_timesim ts;
@@ -134,7 +136,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	kerf_sim_out_init(&o, "kerf sim");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":q", kerf_sim_day_longopts, NULL)) != -1) {
 		int taken = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
 
 		if (taken < 0)

@@ -16,6 +16,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "format/file.h"
 #include "sim/gpuspec.h"
 #include "sim/openb.h"
@@ -49,17 +50,18 @@ static int load_pods(struct kerf_openb *o, struct kerf_file *f,
 	return rc;
 }
 
+const struct option kerf_sim_gpuspec_longopts[] = {
+	{ "pods", required_argument, NULL, 'p' },
+	{ "like", required_argument, NULL, 'l' },
+	{ "share", required_argument, NULL, 's' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_sim_gpuspec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pods", required_argument, NULL, 'p' },
-		{ "like", required_argument, NULL, 'l' },
-		{ "share", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const char prog[] = "kerf sim openb-gpuspec";
 	const char *base_path = NULL, *ref_path = NULL, *out_path = NULL;
 	uint64_t share = 0, seed = 1;
@@ -75,7 +77,7 @@ int kerf_cmd_sim_gpuspec(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", kerf_sim_gpuspec_longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			base_path = optarg;

@@ -14,6 +14,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/spec.h"
 #include "core/mig/geometry.h"
 #include "core/mig/planner.h"
 #include "sim/migsim.h"
@@ -71,19 +72,20 @@ static json_t *result_json(const struct kerf_migsim_result *r)
 	return o;
 }
 
+const struct option kerf_sim_mig_longopts[] = {
+	{ "model", required_argument, NULL, 'm' },
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "gpus", required_argument, NULL, 'g' },
+	{ "hours", required_argument, NULL, 'H' },
+	{ "load", required_argument, NULL, 'l' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int kerf_cmd_sim_mig(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "hours", required_argument, NULL, 'H' },
-		{ "load", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kerf_migsim_opts o;
 	struct kerf_migsim_result res[KERF_MIGSIM_NR_POLICIES];
 	struct kerf_err perr = { 0 };
@@ -92,7 +94,7 @@ int kerf_cmd_sim_mig(int argc, char **argv)
 	kerf_migsim_defaults(&o);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", kerf_sim_mig_longopts, NULL)) != -1) {
 		int rc = 0;
 
 		switch (opt) {

@@ -27,6 +27,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "cmd/sim_report.h"
+#include "cmd/spec.h"
 #include "sim/openb.h"
 #include "sim/timesim.h"
 #include "sim/timesim_report.h"
@@ -164,17 +165,18 @@ static int report_replay(struct kerf_sim_out *out, const struct kerf_timesim *ts
 	return kerf_sim_out_commit(out);
 }
 
+const struct option kerf_sim_replay_longopts[] = {
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "pods", required_argument, NULL, 'p' },
+	{ "days", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	KERF_SIM_OUT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_sim_replay(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "pods", required_argument, NULL, 'p' },
-		{ "days", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		KERF_SIM_OUT_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *nodes = NULL, *pods = NULL;
 	struct kerf_sim_out out;
 	int64_t days = 30;
@@ -189,7 +191,7 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	kerf_sim_out_init(&out, "kerf sim openb-replay");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_replay_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			nodes = optarg;

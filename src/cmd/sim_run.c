@@ -14,6 +14,7 @@
 #include "cmd/opt.h"
 #include "cmd/sim_scenario_opts.h"
 #include "sim/demo_day.h"
+#include "cmd/spec.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
 #include "sim/timesim_pending.h"
@@ -113,17 +114,18 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
 	return rc < 0 ? 1 : rc;
 }
 
+const struct option kerf_sim_run_longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "builtin", no_argument, NULL, 'b' },
+	{ "print", no_argument, NULL, 'p' },
+	KERF_SIM_OVERRIDE_LONGOPTS,
+	KERF_SIM_OUT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_sim_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "builtin", no_argument, NULL, 'b' },
-		{ "print", no_argument, NULL, 'p' },
-		KERF_SIM_OVERRIDE_LONGOPTS,
-		KERF_SIM_OUT_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct kerf_sim_overrides ov = { 0 };
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
@@ -134,7 +136,7 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	kerf_sim_out_init(&o, "kerf sim run");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_run_longopts, NULL)) != -1) {
 		int taken = kerf_sim_overrides_opt("kerf sim run", c, optarg, &ov);
 
 		if (taken < 0)

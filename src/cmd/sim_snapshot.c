@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "cmd/cmd.h"
+#include "cmd/spec.h"
 #include "cmd/opt.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
@@ -138,14 +139,15 @@ static int write_snapshot(const struct kerf_scenario *sc, const char *file, int6
 	return rc;
 }
 
+const struct option kerf_sim_snapshot_longopts[] = {
+	{ "at", required_argument, NULL, 'a' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int kerf_cmd_sim_snapshot(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "at", required_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
 	const char *at = NULL, *out = NULL;
@@ -155,7 +157,7 @@ int kerf_cmd_sim_snapshot(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", kerf_sim_snapshot_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			at = optarg;

@@ -20,6 +20,7 @@
 #include "base/parse.h"
 #include "cmd/api_client.h"
 #include "cmd/cmd.h"
+#include "cmd/spec.h"
 #include "cmd/opt.h"
 #include "cmd/table.h"
 
@@ -228,17 +229,18 @@ static int once(const char *server, const char *snapshot, enum kerf_cli_output f
 	return rc;
 }
 
+const struct option kerf_top_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "server", required_argument, NULL, 's' },
+	{ "snapshot", required_argument, NULL, 'f' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "once", no_argument, NULL, '1' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int kerf_cmd_top(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "server", required_argument, NULL, 's' },
-		{ "snapshot", required_argument, NULL, 'f' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "once", no_argument, NULL, '1' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
 	const char *server = NULL, *snapshot = NULL;
 	struct kerf_err err = { 0 };
@@ -248,7 +250,7 @@ int kerf_cmd_top(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ho:", kerf_top_longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (kerf_cli_output(prog, optarg, &fmt))

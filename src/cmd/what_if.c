@@ -15,6 +15,7 @@
 #include "base/parse.h"
 #include "cmd/api_client.h"
 #include "cmd/cmd.h"
+#include "cmd/spec.h"
 #include "cmd/opt.h"
 #include "cmd/table.h"
 #include "sim/whatif.h"
@@ -174,20 +175,6 @@ static int add_change(struct args *a, const char *opt, const char *arg)
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	static const struct option longs[] = {
-		{ "server", required_argument, NULL, OPT_SERVER },
-		{ "scenario", required_argument, NULL, OPT_SCENARIO },
-		{ "at", required_argument, NULL, OPT_AT },
-		{ "horizon", required_argument, NULL, OPT_HORIZON },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "set-quota", required_argument, NULL, OPT_CHANGE },
-		{ "set-borrowing-limit", required_argument, NULL, OPT_CHANGE },
-		{ "set-weight", required_argument, NULL, OPT_CHANGE },
-		{ "set-budget", required_argument, NULL, OPT_CHANGE },
-		{ "policy", required_argument, NULL, OPT_CHANGE },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, li = -1, rc;
 	char name[64];
 
@@ -202,7 +189,7 @@ static int parse(int argc, char **argv, struct args *a)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", longs, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", kerf_what_if_longopts, &li)) != -1) {
 		switch (c) {
 		case OPT_SERVER:
 			a->server = optarg;
@@ -224,7 +211,7 @@ static int parse(int argc, char **argv, struct args *a)
 				return rc;
 			break;
 		case OPT_CHANGE:
-			snprintf(name, sizeof(name), "--%s", longs[li].name);
+			snprintf(name, sizeof(name), "--%s", kerf_what_if_longopts[li].name);
 			if ((rc = add_change(a, name, optarg)))
 				return rc;
 			break;
@@ -312,6 +299,21 @@ static int load(const struct args *a, json_t **doc)
 	}
 	return 0;
 }
+
+const struct option kerf_what_if_longopts[] = {
+	{ "server", required_argument, NULL, OPT_SERVER },
+	{ "scenario", required_argument, NULL, OPT_SCENARIO },
+	{ "at", required_argument, NULL, OPT_AT },
+	{ "horizon", required_argument, NULL, OPT_HORIZON },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "set-quota", required_argument, NULL, OPT_CHANGE },
+	{ "set-borrowing-limit", required_argument, NULL, OPT_CHANGE },
+	{ "set-weight", required_argument, NULL, OPT_CHANGE },
+	{ "set-budget", required_argument, NULL, OPT_CHANGE },
+	{ "policy", required_argument, NULL, OPT_CHANGE },
+	{ NULL, 0, NULL, 0 },
+};
 
 int kerf_cmd_what_if(int argc, char **argv)
 {
