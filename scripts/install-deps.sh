@@ -18,6 +18,7 @@ pkgs=(
 	python3-grpcio python3-grpc-tools python3-protobuf  # the kubelet stand-in of the device plugin test
 	prometheus  # promtool: the node agent's metrics checked as Prometheus reads them
 	chromium  # the dashboard's browser test (tests/ui), driven by playwright-core
+	zsh groff-base  # kerf completion zsh loaded under compinit; kerf man rendered by groff
 )
 # Node.js and npm for that test: Debian's, unless a node and npm are there already
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

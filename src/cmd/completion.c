@@ -293,7 +293,6 @@ static void spec_opt_line(FILE *out, const struct kerf_spec *s, const struct ker
  */
 static void getopt_lines(FILE *out, const struct kerf_spec *all, size_t i)
 {
-	const struct option *tables[] = { all[i].longopts, all[i].more_longopts };
 	size_t first = i;
 
 	for (size_t j = 0; j < i; j++)
@@ -301,11 +300,13 @@ static void getopt_lines(FILE *out, const struct kerf_spec *all, size_t i)
 			first = j;
 			break;
 		}
-	for (size_t t = 0; t < 2; t++)
-		for (const struct option *o = tables[t]; o && o->name; o++)
-			fprintf(out, "getopt\t%s\t%s\t--%s\t%s\n", all[i].path,
-				all[first].path, o->name,
-				o->has_arg == no_argument ? "flag" : "value");
+	for (size_t k = 0; k < kerf_spec_nr_longopts(&all[i]); k++) {
+		const struct option *o = kerf_spec_longopt(&all[i], k);
+
+		fprintf(out, "getopt\t%s\t%s\t--%s\t%s\n", all[i].path,
+			all[first].path, o->name,
+			o->has_arg == no_argument ? "flag" : "value");
+	}
 }
 
 static void spec_lines(FILE *out)

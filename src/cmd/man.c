@@ -149,7 +149,7 @@ int kerf_cmd_man(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", kerf_completion_longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: kerf man\n\nthe manual page kerf(1) as roff: kerf man | man -l -\n");
+			printf("usage: kerf man\n\nthe manual page kerf(1) as roff: kerf man >kerf.1; man ./kerf.1\n");
 			return 0;
 		}
 		kerf_opt_error("kerf man", c, argv);

@@ -289,7 +289,8 @@ static const struct kerf_spec specs[] = {
 	  .summary = "the MIG plan for a node description",
 	  .synopsis = "FILE [--json]" },
 	{ .path = "serve", .run = kerf_cmd_serve, .longopts = kerf_serve_longopts,
-	  .more_longopts = kerf_admission_longopts, .opts = serve_opts,
+	  .more_longopts = kerf_admission_longopts,
+	  .nr_more_longopts = KERF_ADM_OPT_NR, .opts = serve_opts,
 	  .more_opts = admission_opts,
 	  .summary = "the controller, scheduler and admission webhook",
 	  .synopsis = "[options]" },
@@ -312,7 +313,8 @@ static const struct kerf_spec specs[] = {
 	  .summary = "the admission webhook's decisions on files",
 	  .synopsis = "review ..." },
 	{ .path = "admission review", .longopts = kerf_admission_review_longopts,
-	  .more_longopts = kerf_admission_longopts, .opts = admission_review_opts,
+	  .more_longopts = kerf_admission_longopts,
+	  .nr_more_longopts = KERF_ADM_OPT_NR, .opts = admission_review_opts,
 	  .more_opts = admission_opts,
 	  .operand = KERF_VALUE_FILE,
 	  .summary = "AdmissionReview files through the webhook's own code, offline",
@@ -420,16 +422,26 @@ bool kerf_spec_has_children(const struct kerf_spec *s)
 	return false;
 }
 
-const struct kerf_spec_opt *kerf_spec_opt_find(const struct kerf_spec *s,
-					       const char *name)
+/* The options of the first table ({0}-ended). */
+static size_t nr_own(const struct kerf_spec *s)
 {
-	const struct kerf_spec_opt *lists[] = { s->opts, s->more_opts };
+	size_t n = 0;
 
-	for (size_t l = 0; l < 2; l++)
-		for (const struct kerf_spec_opt *o = lists[l]; o && o->name; o++)
-			if (!strcmp(o->name, name))
-				return o;
-	return NULL;
+	while (s->longopts && s->longopts[n].name)
+		n++;
+	return n;
+}
+
+size_t kerf_spec_nr_longopts(const struct kerf_spec *s)
+{
+	return nr_own(s) + (s->more_longopts ? s->nr_more_longopts : 0);
+}
+
+const struct option *kerf_spec_longopt(const struct kerf_spec *s, size_t i)
+{
+	size_t own = nr_own(s);
+
+	return i < own ? &s->longopts[i] : &s->more_longopts[i - own];
 }
 
 void kerf_spec_policy_words(FILE *out, bool all)

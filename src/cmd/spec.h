@@ -51,7 +51,8 @@ struct kerf_spec {
 	 */
 	int (*run)(int argc, char **argv);
 	const struct option *longopts;       /* its getopt table, NULL: none */
-	const struct option *more_longopts;  /* a second table it appends */
+	const struct option *more_longopts;  /* a second table it appends, */
+	size_t nr_more_longopts;             /* of this many, not {0}-ended */
 	const struct kerf_spec_opt *opts;    /* {0}-ended; --help implied */
 	const struct kerf_spec_opt *more_opts;  /* more_longopts' */
 	enum kerf_spec_value operand;        /* its operands, if any */
@@ -82,9 +83,9 @@ bool kerf_spec_has_children(const struct kerf_spec *s);
 int kerf_spec_wants_help(const struct kerf_spec *s, int from, int argc,
 			 char *const *argv);
 
-/* The entry's option for a getopt table entry, or NULL (not described). */
-const struct kerf_spec_opt *kerf_spec_opt_find(const struct kerf_spec *s,
-					       const char *name);
+/* How many getopt options s has, both tables; the i-th of them. */
+size_t kerf_spec_nr_longopts(const struct kerf_spec *s);
+const struct option *kerf_spec_longopt(const struct kerf_spec *s, size_t i);
 
 /* The policy names (and "all"), space-separated, for completion. */
 void kerf_spec_policy_words(FILE *out, bool all);

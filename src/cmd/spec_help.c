@@ -38,19 +38,19 @@ void kerf_spec_usage(FILE *out)
 static const struct option *long_option(const struct kerf_spec *s, const char *name,
 					size_t len)
 {
-	const struct option *tables[] = { s->longopts, s->more_longopts };
 	const struct option *prefix = NULL;
 	int nr_prefix = 0;
 
-	for (size_t t = 0; t < 2; t++)
-		for (const struct option *o = tables[t]; o && o->name; o++) {
-			if (strlen(o->name) == len && !strncmp(o->name, name, len))
-				return o;
-			if (!strncmp(o->name, name, len)) {
-				prefix = o;
-				nr_prefix++;
-			}
+	for (size_t i = 0; i < kerf_spec_nr_longopts(s); i++) {
+		const struct option *o = kerf_spec_longopt(s, i);
+
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+		if (!strncmp(o->name, name, len)) {
+			prefix = o;
+			nr_prefix++;
 		}
+	}
 	/* getopt_long takes an unambiguous abbreviation */
 	return nr_prefix == 1 ? prefix : NULL;
 }
