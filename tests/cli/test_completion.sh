@@ -51,14 +51,16 @@ complete_bash() {
 		echo "${COMPREPLY[*]}"' bash "$tmp/kerf.bash" "$@"
 }
 
-check() {
-	local want=$1 what=$2 got
-	shift 2
-	got=$(complete_bash "$@")
+# expect SHELL WANT WHAT WORD...: complete_SHELL's words for the line are WANT
+expect() {
+	local shell=$1 want=$2 what=$3 got
+	shift 3
+	got=$("complete_$shell" "$@")
 	same "$want" "$got"
-	ok $? "bash: $what"
+	ok $? "$shell: $what"
 	if ! same "$want" "$got"; then echo "# want: $want"; echo "# got:  $got"; fi
 }
+check() { expect bash "$@"; }
 
 top=$("$kerf" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {printf "%s ", $1}')
 check "$top" "kerf <TAB>: every command of kerf --help" kerf ''
@@ -121,14 +123,7 @@ if command -v zsh >/dev/null 2>&1; then
 			_kerf
 			print -r -- "${reply[*]}"' zsh "$tmp/kerf.zsh" "$@" 2>&1
 	}
-	zcheck() {
-		local want=$1 what=$2 got
-		shift 2
-		got=$(complete_zsh "$@")
-		same "$want" "$got"
-		ok $? "zsh: $what"
-		if ! same "$want" "$got"; then echo "# want: $want"; echo "# got:  $got"; fi
-	}
+	zcheck() { expect zsh "$@"; }
 	zcheck "$top" "kerf <TAB>" ''
 	zcheck "placement run check openb openb-replay openb-gpuspec mig" "kerf sim <TAB>" sim ''
 	zcheck "$(opts_of 'sim openb')" "kerf sim openb -<TAB>" sim openb -
