@@ -82,7 +82,9 @@ int kerf_spec_wants_help(const struct kerf_spec *s, int from, int argc,
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 			const struct option *o = long_option(s, a + 2, len);
 
-			if (len && !strncmp("help", a + 2, len) && (!o || !strcmp(o->name, "help")))
+			/* --help, or its abbreviation where getopt takes one */
+			if (o ? !strcmp(o->name, "help")
+			      : len == 4 && !strncmp(a + 2, "help", 4))
 				return 1;
 			if (o && o->has_arg == required_argument && !eq)
 				i++;  /* its value */

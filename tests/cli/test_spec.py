@@ -159,6 +159,7 @@ cases = [
     (["get", "tenants", "-o", "json", "-h"], 0, "usage: kerf get"),
     (["get", "tenants", "-ojson", "-h"], 0, "usage: kerf get"),
     (["help", "sim", "openb"], 0, "usage: kerf sim openb"),
+    (["sim", "mig", "--he"], 0, "usage: kerf sim mig"),
 ]
 for args, want, text in cases:
     rc, out, err = run(*args)
@@ -166,10 +167,11 @@ for args, want, text in cases:
        f"kerf {' '.join(args)}: exit {want}, its help", f"rc {rc}\n{out[:200]}{err}")
 # not help: the value of an option, or after --
 for args in (["get", "tenants", "-o", "-h"], ["get", "-o", "--help"],
-             ["get", "--", "-h"], ["sim", "check", "--seed", "-h"]):
+             ["get", "--", "-h"], ["sim", "check", "--seed", "-h"],
+             ["sim", "mig", "--h"]):
     rc, out, err = run(*args)
     ok(rc == 2 and "usage:" not in out,
-       f"kerf {' '.join(args)}: -h is a value there (exit 2)", f"rc {rc}\n{out}{err}")
+       f"kerf {' '.join(args)}: not a help option there (exit 2)", f"rc {rc}\n{out}{err}")
 rc, out, err = run("help", "sim", "nope")
 ok(rc == 2 and "unknown command 'sim nope'" in err,
    "kerf help sim nope: exit 2, named", err)
