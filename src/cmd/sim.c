@@ -55,12 +55,16 @@ static void sim_usage(FILE *out)
 		"                                     a gpuspecXX pod list for any share (docs/placement.md)\n"
 		"       kerf sim mig [--help]          MIG demand: static layouts against dynamic planning\n"
 		"\n"
+		"the built-in day's options:\n"
+		"  --print-scenario          write the built-in day out as a scenario file\n"
+		"  --policy NAME             the placement policy, over the scenario's\n"
+		"  --seed N                  the seed of every random draw, 0..2^62\n"
 		"kerf sim, run, openb-replay and openb also take:\n"
 		"  --report FILE             write a report with charts; FILE.html (one\n"
 		"                            self-contained page) or FILE.md (docs/reports.md)\n"
 		"  -q, --quiet               no progress lines on stderr (shown after 2 s)\n"
-		"\n");
-	openb_options(out);
+		"\n"
+		"'kerf sim openb --help' lists the openb options and the policies.\n");
 }
 
 /* kerf sim openb's options and the policies, for both helps. */
@@ -85,6 +89,9 @@ static void openb_options(FILE *out)
 		"                            0..3600, 3 decimals (default 60)\n"
 		"  --checkpoint-s S          pods checkpoint this often (seconds), for defrag,\n"
 		"                            0 (never)..31536000, 3 decimals (default 1800)\n"
+		"  --report FILE             write a report with the allocation curves;\n"
+		"                            FILE.html or FILE.md (docs/reports.md)\n"
+		"  -q, --quiet               no progress lines on stderr (shown after 2 s)\n"
 		"\n"
 		"policies:\n",
 		KERF_POLICY_DEFAULT);

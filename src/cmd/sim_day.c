@@ -118,6 +118,7 @@ const struct option kerf_sim_day_longopts[] = {
 	{ "print-scenario", no_argument, NULL, 'p' },
 	KERF_SIM_OVERRIDE_LONGOPTS,
 	KERF_SIM_OUT_OPTIONS,
+	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
 
@@ -136,7 +137,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	kerf_sim_out_init(&o, "kerf sim");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":q", kerf_sim_day_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_day_longopts, NULL)) != -1) {
 		int taken = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
 
 		if (taken < 0)
@@ -147,6 +148,11 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		case 'p':
 			print = true;
 			break;
+		case 'h': {
+			char *args[] = { (char *)"sim", (char *)"--help", NULL };
+
+			return kerf_cmd_sim(2, args);
+		}
 		case 'R':
 		case 'q':
 			kerf_sim_out_option(&o, c, optarg);

@@ -38,9 +38,9 @@ ok $([ $? -eq 2 ] && echo 0 || echo 1) "kerf completion fish: exit 2"
 # the registry, for the expected words
 spec=$("$kerf" completion spec)
 opts_of() { awk -F'\t' -v p="$1" '$1 == "option" && $2 == p {printf "%s ", $3; if ($4 != "-") printf "%s ", $4}' <<<"$spec"; }
-policies=$("$kerf" sim --help | awk '/^policies:/ {on = 1; next} on && /^  [a-z]/ {printf "%s ", $1}')
+policies=$("$kerf" sim openb --help | awk '/^policies:/ {on = 1; next} on && /^  [a-z]/ {printf "%s ", $1}')
 [ -n "$policies" ]
-ok $? "kerf sim --help lists the policies"
+ok $? "kerf sim openb --help lists the policies"
 
 # complete WORD... : COMPREPLY for the line, the last word the one completed
 complete_bash() {
@@ -65,7 +65,7 @@ check() { expect bash "$@"; }
 top=$("$kerf" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {printf "%s ", $1}')
 check "$top" "kerf <TAB>: every command of kerf --help" kerf ''
 check "sim serve" "kerf s<TAB>" kerf s
-check "placement run check openb openb-replay openb-gpuspec mig" "kerf sim <TAB>: its subcommands" kerf sim ''
+check "placement run snapshot check openb openb-replay openb-gpuspec mig" "kerf sim <TAB>: its subcommands" kerf sim ''
 check "openb openb-replay openb-gpuspec" "kerf sim op<TAB>" kerf sim op
 check "$(opts_of 'sim openb')" "kerf sim openb -<TAB>: every option of sim openb" kerf sim openb -
 check "--jobs --json" "kerf sim openb --nodes x --j<TAB>" kerf sim openb --nodes x --j
@@ -77,7 +77,7 @@ check "json" "kerf get --output j<TAB>" kerf get --output j
 check "--output=json" "kerf get --output=j<TAB> (one word)" kerf get --output=j
 check "json" "kerf get --output = j<TAB> (bash splits at =)" kerf get --output = j
 check "table wide json yaml" "kerf get --output =<TAB>" kerf get --output =
-check "tenants queue nodes" "kerf get <TAB>: the resources" kerf get ''
+check "tenants queue nodes gpus" "kerf get <TAB>: the resources" kerf get ''
 check "table json" "kerf agent inventory -o <TAB>" kerf agent inventory -o ''
 check "plan apply enable disable" "kerf agent mig <TAB>" kerf agent mig ''
 check "$tmp/data/nodes.csv" "kerf sim openb --nodes .../n<TAB>: files" kerf sim openb --nodes "$tmp/data/n"
@@ -125,7 +125,7 @@ if command -v zsh >/dev/null 2>&1; then
 	}
 	zcheck() { expect zsh "$@"; }
 	zcheck "$top" "kerf <TAB>" ''
-	zcheck "placement run check openb openb-replay openb-gpuspec mig" "kerf sim <TAB>" sim ''
+	zcheck "placement run snapshot check openb openb-replay openb-gpuspec mig" "kerf sim <TAB>" sim ''
 	zcheck "$(opts_of 'sim openb')" "kerf sim openb -<TAB>" sim openb -
 	zcheck "$policies all" "kerf sim openb --policy <TAB>" sim openb --policy ''
 	zcheck "table wide json yaml" "kerf get -o <TAB>" get -o ''
@@ -133,7 +133,7 @@ if command -v zsh >/dev/null 2>&1; then
 	zcheck "files" "kerf sim openb --nodes <TAB>: _files" sim openb --nodes ''
 	zcheck "files-/" "kerf agent run --mps-root <TAB>: _files -/" agent run --mps-root ''
 	zcheck "files" "kerf sim run <TAB>: _files" sim run ''
-	zcheck "openb openb-replay openb-gpuspec placement run check mig" "kerf help sim <TAB>" help sim ''
+	zcheck "openb openb-replay openb-gpuspec placement run snapshot check mig" "kerf help sim <TAB>" help sim ''
 else
 	ok 0 "zsh # SKIP zsh not installed"
 fi
