@@ -77,11 +77,18 @@ def check_one(name, pend, ex):
         good &= bool((l.get('unblock') or '').strip())
     names = {l['layer'] for l in blocking}
     want = {CODE_LAYER.get(code, '?')}
+    # a constraint the sentence names has its layer: blocking when it is
+    # what holds the workload, else shown (a gang that needs one NVLink
+    # domain but finds no free capacity anywhere is held by capacity)
+    shown = {l['layer'] for l in ex.get('layers', [])}
+    named = set()
     if 'NVLink domain' in sentence or 'on one node' in sentence and 'no node has room' in sentence:
-        want.add('topology')
+        named.add('topology')
     if 'shared again' in sentence or 'shared against' in sentence:
-        want.add('isolation')
-    good &= want <= names
+        named.add('isolation')
+    if 'nodes are available: 0/' not in sentence and 'not enough free now' not in sentence:
+        want |= named
+    good &= want <= names and named <= shown
     if 'nodes are available: ' in sentence:
         why = sentence.split('nodes are available: ', 1)[1].split(';')[0]
         cap = [l for l in blocking if l['layer'] == 'capacity']
