@@ -10,21 +10,6 @@
 
 enum { MAX_BODY = 64 << 20 };
 
-int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out)
-{
-	static const char *const names[] = { "table", "wide", "json", "yaml" };
-	char shown[80];
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, names[i])) {
-			*out = (enum kerf_cli_output)i;
-			return 0;
-		}
-	fprintf(stderr, "%s: -o '%s': expected table, wide, json or yaml\n", prog,
-		kerf_escape(shown, sizeof(shown), s));
-	return 2;
-}
-
 const char *kerf_cli_server(const char *opt)
 {
 	const char *env = getenv("KERF_SERVER");
@@ -124,20 +109,6 @@ int kerf_cli_get(const char *prog, const char *server, const char *path,
 	curl_easy_cleanup(h);
 	curl_global_cleanup();
 	return rc;
-}
-
-int kerf_cli_print(const char *prog, const json_t *j, enum kerf_cli_output fmt,
-		   FILE *out)
-{
-	if (fmt == KERF_OUT_YAML) {
-		if (kerf_cli_yaml(j, out) == 0)
-			return 0;
-	} else if (json_dumpf(j, out, JSON_INDENT(4)) == 0) {
-		fputc('\n', out);
-		return 0;
-	}
-	fprintf(stderr, "%s: cannot print the answer\n", prog);
-	return 1;
 }
 
 const char *kerf_cli_str(const json_t *o, const char *key)

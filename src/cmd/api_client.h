@@ -11,15 +11,9 @@
 
 #include <jansson.h>
 
-#define KERF_CLI_DEFAULT_SERVER "http://127.0.0.1:8080"
+#include "cmd/output.h"
 
-/* The output formats of -o. */
-enum kerf_cli_output {
-	KERF_OUT_TABLE = 0,
-	KERF_OUT_WIDE,
-	KERF_OUT_JSON,
-	KERF_OUT_YAML,
-};
+#define KERF_CLI_DEFAULT_SERVER "http://127.0.0.1:8080"
 
 /*
  * The options kerf get and kerf explain share (-o, --server, --snapshot,
@@ -33,9 +27,6 @@ int kerf_cli_options(const char *prog, const char *usage, int argc, char **argv,
 /* --server and --snapshot given together or an empty file name: 2 after
  * a message naming prog; else -1 (go on). */
 int kerf_cli_source_check(const char *prog, const char *server, const char *snapshot);
-
-/* -o's value as a format: 0, or 2 after a message on stderr (usage). */
-int kerf_cli_output(const char *prog, const char *s, enum kerf_cli_output *out);
 
 /* The server: opt when given, else $KERF_SERVER, else the default. */
 const char *kerf_cli_server(const char *opt);
@@ -58,14 +49,6 @@ int kerf_cli_get(const char *prog, const char *server, const char *path,
  */
 int kerf_cli_fetch(const char *prog, const char *server, const char *snapshot,
 		   const char *path, json_t **out);
-
-/* j as JSON or YAML on out: 0, or 1 after a message on stderr. */
-int kerf_cli_print(const char *prog, const json_t *j, enum kerf_cli_output fmt,
-		   FILE *out);
-
-/* j as YAML (libyaml's emitter), a string that reads back as another
- * type (a number, a boolean, null, empty) quoted: 0 or -1. */
-int kerf_cli_yaml(const json_t *j, FILE *out);
 
 /* Small readers of the answer: "" / 0 / false when absent or of another type. */
 const char *kerf_cli_str(const json_t *o, const char *key);

@@ -71,7 +71,7 @@ static void print_text(const json_t *a)
 				 kerf_cli_str(wl, "state"), kerf_cli_int(wl, "podsThere"));
 		field("Workload:", text);
 		if (json_is_number(json_object_get(wl, "waitSeconds"))) {
-			kerf_duration_text((int64_t)(json_number_value(json_object_get(wl, "waitSeconds")) * 1000),
+			kerf_units_duration((int64_t)(json_number_value(json_object_get(wl, "waitSeconds")) * 1000),
 					   wait, sizeof(wait));
 			field("Waiting:", wait);
 		}

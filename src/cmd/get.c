@@ -37,7 +37,7 @@ static const char *gpus(const json_t *o, const char *key, char *buf, size_t size
 	if (!json_is_integer(v))
 		snprintf(buf, size, "-");
 	else
-		kerf_gpu_text(json_integer_value(v), buf, size);
+		kerf_units_gpus(json_integer_value(v), buf, size);
 	return buf;
 }
 
@@ -74,9 +74,9 @@ static void tenant_rows(struct kerf_table *t, const json_t *item, bool wide)
 	if (!wide) {
 		const char *row[] = {
 			kerf_cli_str(item, "name"), json_is_string(json_object_get(item, "parent")) ? kerf_cli_str(item, "parent") : "-",
-			weight, (kerf_gpu_text(sum_nom, nom, sizeof(nom)), nom),
-			(kerf_gpu_text(sum_use, use, sizeof(use)), use),
-			(kerf_gpu_text(sum_brw, brw, sizeof(brw)), brw), pend, bud,
+			weight, (kerf_units_gpus(sum_nom, nom, sizeof(nom)), nom),
+			(kerf_units_gpus(sum_use, use, sizeof(use)), use),
+			(kerf_units_gpus(sum_brw, brw, sizeof(brw)), brw), pend, bud,
 		};
 
 		kerf_table_row(t, row);
@@ -118,8 +118,8 @@ static int queue(const json_t *answer, bool wide, struct kerf_table *t)
 	json_array_foreach(json_object_get(answer, "items"), i, item) {
 		snprintf(pos, sizeof(pos), "%lld", kerf_cli_int(item, "position"));
 		snprintf(pods, sizeof(pods), "%lld", kerf_cli_int(item, "pods"));
-		kerf_gpu_text(kerf_cli_int(item, "gpuMilli"), g, sizeof(g));
-		kerf_duration_text((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
+		kerf_units_gpus(kerf_cli_int(item, "gpuMilli"), g, sizeof(g));
+		kerf_units_duration((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
 		snprintf(msg, sizeof(msg), "%s", kerf_cli_str(item, "message"));
 		const char *row[] = { pos, kerf_cli_str(item, "key"), kerf_cli_str(item, "tenant"),
 				      kerf_cli_str(item, "class"), pods, g, wait,
@@ -131,7 +131,7 @@ static int queue(const json_t *answer, bool wide, struct kerf_table *t)
 	json_array_foreach(json_object_get(answer, "waiting"), i, item) {
 		const char *wl = kerf_cli_str(item, "workload");
 
-		kerf_duration_text((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
+		kerf_units_duration((int64_t)(json_number_value(json_object_get(item, "waitSeconds")) * 1000), wait, sizeof(wait));
 		snprintf(msg, sizeof(msg), "%s", kerf_cli_str(item, "message"));
 		const char *row[] = { "-", wl[0] ? wl : kerf_cli_str(item, "pod"), "-", "-", "-", "-",
 				      wait, kerf_cli_str(item, "reason"), msg };
@@ -196,9 +196,9 @@ static int nodes(const json_t *items, bool wide, struct kerf_table *t)
 		bool cordoned = json_is_true(json_object_get(item, "cordoned"));
 
 		snprintf(n, sizeof(n), "%lld", kerf_cli_int(item, "gpus"));
-		kerf_gpu_text(kerf_cli_int(item, "gpuMilliFree"), f, sizeof(f));
+		kerf_units_gpus(kerf_cli_int(item, "gpuMilliFree"), f, sizeof(f));
 		snprintf(pods, sizeof(pods), "%lld", kerf_cli_int(item, "pods"));
-		kerf_gpu_text(kerf_cli_int(item, "cpuMilliFree"), cpu, sizeof(cpu));
+		kerf_units_gpus(kerf_cli_int(item, "cpuMilliFree"), cpu, sizeof(cpu));
 		snprintf(mem, sizeof(mem), "%lldMi", kerf_cli_int(item, "memoryMiBFree"));
 		mig_text(json_object_get(item, "mig"), mig, sizeof(mig));
 		down_text(item, down, sizeof(down));
@@ -222,7 +222,7 @@ static void pods_text(const json_t *pods, char *buf, size_t size)
 
 	kerf_buf_init(&b, size - 1);
 	json_array_foreach(pods, i, p) {
-		kerf_gpu_text(kerf_cli_int(p, "milli"), g, sizeof(g));
+		kerf_units_gpus(kerf_cli_int(p, "milli"), g, sizeof(g));
 		rc |= kerf_buf_addf(&b, "%s%s/%s(%s %s)", i ? "," : "", kerf_cli_str(p, "namespace"),
 				    kerf_cli_str(p, "name"), g, kerf_cli_str(p, "share"));
 	}
@@ -267,7 +267,7 @@ static int gpus_table(const json_t *items, bool wide, struct kerf_table *t)
 		const char *model = kerf_cli_str(item, "model"), *tenant = kerf_cli_str(item, "tenant");
 
 		snprintf(idx, sizeof(idx), "%lld", kerf_cli_int(item, "index"));
-		kerf_gpu_text(kerf_cli_int(item, "freeMilli"), f, sizeof(f));
+		kerf_units_gpus(kerf_cli_int(item, "freeMilli"), f, sizeof(f));
 		snprintf(n, sizeof(n), "%zu", json_array_size(json_object_get(item, "pods")));
 		if (json_is_integer(json_object_get(item, "memoryMiB")))
 			snprintf(mem, sizeof(mem), "%lldMi", kerf_cli_int(item, "memoryMiB"));

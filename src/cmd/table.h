@@ -4,8 +4,7 @@
  * last column not padded; cells are the server's text with control bytes
  * escaped (kerf_table_escape), so a hostile name cannot forge terminal
  * output.
- * Durations read as kubectl's AGE column does ("45s", "3m12s", "5h",
- * "2d3h").
+ * Durations, GPUs and percentages are written by base/units.h.
  */
 #ifndef KERF_CMD_TABLE_H
 #define KERF_CMD_TABLE_H
@@ -13,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "base/units.h"
 
 enum { KERF_TABLE_MAX_COLS = 16 };
 
@@ -39,11 +40,5 @@ void kerf_table_row(struct kerf_table *t, const char *const *cells);
 
 /* Print it: 0, or -1 when a row was lost to memory. */
 int kerf_table_print(const struct kerf_table *t, FILE *out);
-
-/* ms as kubectl's HumanDuration ("0s", "119s", "3m12s", "5h", "2d3h"). */
-void kerf_duration_text(int64_t ms, char *buf, size_t size);
-
-/* GPU milli as GPUs: "2", "2.5", "0.125"; "-" for a negative. */
-void kerf_gpu_text(int64_t milli, char *buf, size_t size);
 
 #endif

@@ -149,7 +149,7 @@ static void by_flavor(const json_t *item, char *buf, size_t size)
 	json_array_foreach(json_object_get(item, "flavors"), i, f) {
 		if (kerf_cli_int(f, "usageGPUMilli") <= 0)
 			continue;
-		kerf_gpu_text(kerf_cli_int(f, "usageGPUMilli"), g, sizeof(g));
+		kerf_units_gpus(kerf_cli_int(f, "usageGPUMilli"), g, sizeof(g));
 		rc |= kerf_buf_addf(&b, "%s%s:%s", b.len ? "," : "", kerf_cli_str(f, "flavor"), g);
 	}
 	(void)rc;   /* cut short at size: -o json has it whole */
@@ -169,18 +169,18 @@ static int print_table(const json_t *s, bool wide, FILE *out)
 	size_t i;
 	int rc;
 
-	kerf_gpu_text(kerf_cli_int(s, "usedGPUMilli"), used, sizeof(used));
-	kerf_gpu_text(kerf_cli_int(s, "clusterGPUMilli"), all, sizeof(all));
+	kerf_units_gpus(kerf_cli_int(s, "usedGPUMilli"), used, sizeof(used));
+	kerf_units_gpus(kerf_cli_int(s, "clusterGPUMilli"), all, sizeof(all));
 	fprintf(out, "GPUs in use: %s of %s\n\n", used, all);
 	kerf_table_init(&t, wide ? head_wide : head);
 	json_array_foreach(json_object_get(s, "items"), i, item) {
 		char g[32], share[32], nom[32], brw[32], pend[32], bud[32], fl[512];
 		const json_t *b = json_object_get(item, "budgetPercent");
 
-		kerf_gpu_text(kerf_cli_int(item, "usageGPUMilli"), g, sizeof(g));
+		kerf_units_gpus(kerf_cli_int(item, "usageGPUMilli"), g, sizeof(g));
 		snprintf(share, sizeof(share), "%.1f%%", json_number_value(json_object_get(item, "sharePercent")));
-		kerf_gpu_text(kerf_cli_int(item, "nominalGPUMilli"), nom, sizeof(nom));
-		kerf_gpu_text(kerf_cli_int(item, "borrowedGPUMilli"), brw, sizeof(brw));
+		kerf_units_gpus(kerf_cli_int(item, "nominalGPUMilli"), nom, sizeof(nom));
+		kerf_units_gpus(kerf_cli_int(item, "borrowedGPUMilli"), brw, sizeof(brw));
 		snprintf(pend, sizeof(pend), "%lld", kerf_cli_int(item, "pending"));
 		if (json_is_integer(b))
 			snprintf(bud, sizeof(bud), "%lld%%", (long long)json_integer_value(b));

@@ -89,7 +89,7 @@ bad:
 
 static const char *gpus(int64_t milli, char *buf, size_t size)
 {
-	kerf_gpu_text(milli, buf, size);
+	kerf_units_gpus(milli, buf, size);
 	return buf;
 }
 

@@ -9,7 +9,7 @@
 
 #include <yaml.h>
 
-#include "cmd/api_client.h"
+#include "cmd/output.h"
 
 /* Would a plain scalar s read back as something else than a string? */
 static bool plain_is_not_string(const char *s)

@@ -63,58 +63,6 @@ static void test_escape(void **state)
 	free(e);
 }
 
-static void duration(int64_t s, const char *want)
-{
-	char buf[32];
-
-	kerf_duration_text(s * 1000, buf, sizeof(buf));
-	if (strcmp(buf, want))
-		fail_msg("%lld s: '%s', not '%s'", (long long)s, buf, want);
-}
-
-static void test_durations(void **state)
-{
-	(void)state;
-	duration(-5, "<invalid>");
-	duration(0, "0s");
-	duration(119, "119s");
-	duration(120, "2m");
-	duration(192, "3m12s");
-	duration(599, "9m59s");
-	duration(600, "10m");
-	duration(3 * 3600 - 1, "179m");
-	duration(3 * 3600, "3h");
-	duration(3 * 3600 + 60, "3h1m");
-	duration(8 * 3600 + 60, "8h");
-	duration(47 * 3600 + 3599, "47h");
-	duration(48 * 3600, "2d");
-	duration(51 * 3600, "2d3h");
-	duration(8 * 86400, "8d");
-	duration(2 * 365 * 86400 - 1, "729d");
-	duration(2 * 365 * 86400, "2y");
-	duration(2 * 365 * 86400 + 86400, "2y1d");
-	duration(9 * 365 * 86400 + 86400, "9y");
-}
-
-static void test_gpus(void **state)
-{
-	char buf[32];
-
-	(void)state;
-	kerf_gpu_text(0, buf, sizeof(buf));
-	assert_string_equal(buf, "0");
-	kerf_gpu_text(16000, buf, sizeof(buf));
-	assert_string_equal(buf, "16");
-	kerf_gpu_text(2500, buf, sizeof(buf));
-	assert_string_equal(buf, "2.5");
-	kerf_gpu_text(125, buf, sizeof(buf));
-	assert_string_equal(buf, "0.125");
-	kerf_gpu_text(1010, buf, sizeof(buf));
-	assert_string_equal(buf, "1.01");
-	kerf_gpu_text(-1, buf, sizeof(buf));
-	assert_string_equal(buf, "-");
-}
-
 static void test_yaml(void **state)
 {
 	json_t *j = json_loads("{\"kind\":\"X\",\"n\":8,\"r\":2.5,\"w\":12.0,\"t\":true,\"z\":null,"
@@ -173,8 +121,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_output_names),
 	};
