@@ -6,10 +6,12 @@ The cases are in tests/cli/output/*.cases (JSON: a list of objects):
 
   name     the golden files' stem: tests/cli/golden/NAME.{table,wide}.txt,
            NAME.json, NAME.yaml
-  setup    kerf commands run first, each a list of arguments (a snapshot
+  setup    kerf commands run first, each a list of arguments, or
+           {"args": [...], "stdout": PATH} to keep its output (a snapshot
            to read)
-  args     kerf's arguments; "{src}" is the source tree, "{tmp}" a scratch
-           folder; -o FMT is appended for each format
+  args     kerf's arguments; "{src}" is the source tree, "{build}" the
+           folder of the kerf binary, "{tmp}" a scratch folder; -o FMT is
+           appended for each format
   exit     the exit status expected (0, or 3 where something waits or an
            invariant is violated)
   kind     the kind of the JSON document; docs/schema/KIND.json validates it
@@ -80,7 +82,8 @@ def run(args, tmp):
 
 
 def expand(args, tmp):
-    return [a.replace('{src}', SRC).replace('{tmp}', tmp) for a in args]
+    return [a.replace('{src}', SRC).replace('{build}', os.path.dirname(KERF))
+            .replace('{tmp}', tmp) for a in args]
 
 
 def masked(text, masks):
@@ -158,9 +161,13 @@ def data_case(case, tmp):
     name, masks = case['name'], case.get('mask', [])
     fmts = case.get('formats', ['table', 'wide', 'json', 'yaml'])
     docs = {}
-    for args in case.get('setup', []):
+    for step in case.get('setup', []):
+        args = step['args'] if isinstance(step, dict) else step
         r = run(expand(args, tmp), tmp)
         ok(r.returncode == 0, 'kerf %s: exit 0 (setup)' % ' '.join(args), r.stderr[-400:])
+        if isinstance(step, dict) and 'stdout' in step:
+            with open(expand([step['stdout']], tmp)[0], 'w') as f:
+                f.write(r.stdout)
     for fmt in fmts:
         what = 'kerf %s -o %s' % (' '.join(case['args']), fmt)
         r = run(expand(case['args'], tmp) + ['-o', fmt], tmp)
