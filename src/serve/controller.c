@@ -112,6 +112,11 @@ struct kerf_controller {
 	struct plan *plans;         /* in flight */
 	struct sent *sent;          /* requests in flight (cancelled on free) */
 	int64_t last_status_ms;
+	/* Tenants refused because their parent was not known yet (a child
+	   listed or created before its parent): set again once a tenant
+	   joins, until none is left or no more can be placed. */
+	size_t orphans;
+	bool orphans_retrying;
 	struct bind_retry *bind_retries;
 	size_t nr_bind_retries, alloc_bind_retries;
 	struct kerf_controller_stats st;
@@ -462,12 +467,33 @@ static void tenant_set(void *arg, const char *key, void *obj)
 {
 	struct kerf_controller *c = arg;
 	struct kerf_err err = { 0 };
+	int rc;
 
 	(void)key;
 	c->dirty = true;
-	if (kerf_serve_tenant_set(c->w, &((struct kerf_ctenant *)obj)->t, &err) < 0) {
+	rc = kerf_serve_tenant_set(c->w, &((struct kerf_ctenant *)obj)->t, &err);
+	if (rc == -KERF_ENOTFOUND) {
+		/* its parent may come later in the list or the watch */
+		c->orphans++;
+		note_error(c, "tenant", err.msg);
+		return;
+	}
+	if (rc < 0) {
 		c->st.world_errors++;
 		note_error(c, "tenant", err.msg);
+		return;
+	}
+	/* a tenant joined: the orphans waiting for it as a parent, again;
+	   as often as that places one more (a chain listed leaf first) */
+	while (c->orphans && !c->orphans_retrying) {
+		size_t before = c->orphans;
+
+		c->orphans_retrying = true;
+		c->orphans = 0;
+		tenants_again(c);
+		c->orphans_retrying = false;
+		if (c->orphans >= before)
+			break;
 	}
 }
 

@@ -24,6 +24,8 @@
 #include "kube/fake.h"
 #include "serve_lists.h"
 #include "serve/controller.h"
+#include "serve/world.h"
+#include "core/tenant.h"
 
 static const char *nodes =
 	"{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
@@ -404,6 +406,65 @@ static void test_tenant_before_its_nodes(void **state)
 	kerf_kube_fake_free(f);
 }
 
+/*
+ * A child Tenant listed before its parent (the list's order is the API
+ * server's, by name): refused at first for a parent not known, then set
+ * once the parent joins, its pods placed; a chain of three listed leaf
+ * first settles too.
+ */
+static void test_child_before_parent(void **state)
+{
+	static const char *chain =
+		"{\"kind\":\"TenantList\",\"apiVersion\":\"kerf.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\"100\"},\"items\":["
+		"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"team-a\",\"uid\":\"t1\",\"resourceVersion\":\"14\",\"generation\":1},"
+		"\"spec\":{\"weight\":1,\"parent\":\"research\"}},"
+		"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"research\",\"uid\":\"t2\",\"resourceVersion\":\"15\",\"generation\":1},"
+		"\"spec\":{\"weight\":1,\"parent\":\"org\"}},"
+		"{\"apiVersion\":\"kerf.io/v1alpha1\",\"kind\":\"Tenant\",\"metadata\":{\"name\":\"org\",\"uid\":\"t3\",\"resourceVersion\":\"16\",\"generation\":1},"
+		"\"spec\":{\"weight\":1}}]}";
+	struct kerf_kube_fake *f;
+	struct kerf_controller_opts o;
+	struct kerf_kube_ops ops;
+	struct kerf_controller *c;
+	const struct kerf_tenants *tt;
+	int a, r, g;
+	int64_t now = 1796236400000LL;
+
+	(void)state;
+	f = fake(&ops, &o);
+	make_pods();
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/nodes", 200, nodes), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/namespaces", 200, namespaces), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/apis/kerf.io/v1alpha1/tenants", 200, chain), 0);
+	script_empty_lists(f);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
+	script_gang(f, 4);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
+	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
+	c = started(&o);
+	for (int i = 0; i < 40 && !kerf_controller_synced(c); i++) {
+		now += 1000;
+		kerf_kube_fake_set_now(f, (uint64_t)now);
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	if (kerf_controller_stats(c)->world_errors)
+		fail_msg("world: %s", kerf_controller_stats(c)->last_error);
+	tt = &kerf_world_state(kerf_controller_world(c))->tenants;
+	a = kerf_tenants_find(tt, "team-a");
+	r = kerf_tenants_find(tt, "research");
+	g = kerf_tenants_find(tt, "org");
+	assert_true(a > 0 && r > 0 && g > 0);
+	assert_int_equal(tt->t[a].parent, r);
+	assert_int_equal(tt->t[r].parent, g);
+	/* team-a's gang is planned: its tenant is known */
+	assert_int_equal(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-"), 4);
+	kerf_controller_free(c);
+	kerf_kube_fake_free(f);
+}
+
 static void test_failed_binding_sent_again(void **state)
 {
 	struct kerf_kube_fake *f;
@@ -609,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_gang_plan_refused),
 		cmocka_unit_test(test_first_binding_waited_on),
 		cmocka_unit_test(test_tenant_before_its_nodes),
+		cmocka_unit_test(test_child_before_parent),
 		cmocka_unit_test(test_failed_binding_sent_again),
 		cmocka_unit_test(test_binding_given_up),
 		cmocka_unit_test(test_failed_eviction_sent_again),
