@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/parse.h"
+#include "base/units.h"
 
 enum { DEFAULT_AFTER_MS = 2000, MAX_AFTER_MS = 60000 };
 
@@ -81,7 +82,8 @@ void kerf_progress_clear(struct kerf_progress *p)
 void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 			  const char *detail)
 {
-	int64_t now, elapsed_s;
+	int64_t now;
+	char elapsed[32];
 
 	if (p->quiet)
 		return;
@@ -96,10 +98,11 @@ void kerf_progress_update(struct kerf_progress *p, int64_t done_ppm,
 		done_ppm = 0;
 	if (done_ppm > 1000000)
 		done_ppm = 1000000;
-	elapsed_s = (now - p->start_ms) / 1000;
-	fprintf(p->out, "%s%s: %d%%%s%s%s, %lld s elapsed%s", p->tty ? "\r" : "",
+	/* whole seconds elapsed, as every duration kerf prints (base/units.h) */
+	kerf_units_duration((now - p->start_ms) / 1000 * 1000, elapsed, sizeof(elapsed));
+	fprintf(p->out, "%s%s: %d%%%s%s%s, %s elapsed%s", p->tty ? "\r" : "",
 		p->prog, (int)(done_ppm / 10000), detail ? " (" : "",
-		detail ? detail : "", detail ? ")" : "", (long long)elapsed_s,
+		detail ? detail : "", detail ? ")" : "", elapsed,
 		p->tty ? "\033[K" : "\n");
 	fflush(p->out);
 	p->line_open = p->tty;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/units.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "cmd/spec.h"
@@ -72,6 +73,7 @@ int kerf_cmd_sim_gpuspec(int argc, char **argv)
 	struct kerf_err err = { 0 };
 	const char **specs = NULL;
 	int64_t named, gpu_pods = 0;
+	char named_pct[32];
 	FILE *out = stdout;
 	int opt, rc, status = 1;
 
@@ -146,9 +148,10 @@ int kerf_cmd_sim_gpuspec(int argc, char **argv)
 				  out_path, strerror(errno));
 	if (rc < 0)
 		goto out;
-	fprintf(stderr, "openb-gpuspec: %lld of %lld GPU pods (%.1f %%) name a model; share %llu %%, seed %llu\n",
-		(long long)named, (long long)gpu_pods,
-		gpu_pods ? 100.0 * (double)named / (double)gpu_pods : 0.0,
+	kerf_units_percent(gpu_pods ? 100.0 * (double)named / (double)gpu_pods : 0.0, 1,
+			   named_pct, sizeof(named_pct));
+	fprintf(stderr, "openb-gpuspec: %lld of %lld GPU pods (%s) name a model; share %llu%%, seed %llu\n",
+		(long long)named, (long long)gpu_pods, named_pct,
 		(unsigned long long)share, (unsigned long long)seed);
 	status = 0;
 out:

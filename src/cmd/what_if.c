@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/parse.h"
+#include "base/units.h"
 #include "cmd/api_client.h"
 #include "cmd/cmd.h"
 #include "cmd/spec.h"
@@ -265,8 +266,11 @@ static int progress(void *ctx, struct kerf_timesim *ts, const struct kerf_event 
 		return 0;
 	now = wall_ms();
 	if (now - p->start_ms >= 2000 && now - p->told_ms >= 1000) {
-		fprintf(stderr, "%s: running the scenario: %lld of %lld s simulated\n", prog,
-			(long long)(ts->now_ms / 1000), (long long)(p->at_ms / 1000));
+		char done[32], at[32];
+
+		kerf_units_duration(ts->now_ms, done, sizeof(done));
+		kerf_units_duration(p->at_ms, at, sizeof(at));
+		fprintf(stderr, "%s: running the scenario: %s of %s simulated\n", prog, done, at);
 		p->told_ms = now;
 	}
 	return 0;
@@ -285,8 +289,12 @@ static int load(const struct args *a, json_t **doc)
 	rc = kerf_scenario_load(&sc, a->scenario, &err);
 	if (rc == 0) {
 		if (a->at_ms > sc.horizon_ms) {
-			fprintf(stderr, "%s: --at: %lld s is past the scenario's horizon (%lld s)\n",
-				prog, (long long)(a->at_ms / 1000), (long long)(sc.horizon_ms / 1000));
+			char at[32], end[32];
+
+			kerf_units_duration(a->at_ms, at, sizeof(at));
+			kerf_units_duration(sc.horizon_ms, end, sizeof(end));
+			fprintf(stderr, "%s: --at: %s is past the scenario's horizon (%s)\n",
+				prog, at, end);
 			kerf_scenario_release(&sc);
 			return 2;
 		}

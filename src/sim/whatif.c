@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/units.h"
 #include "core/cycle.h"
 #include "core/persist.h"
 #include "core/policy.h"
@@ -313,10 +314,14 @@ int kerf_whatif_scenario_doc(const struct kerf_scenario *sc, int64_t at_ms,
 	int rc;
 
 	*doc = NULL;
-	if (at_ms > sc->horizon_ms)
+	if (at_ms > sc->horizon_ms) {
+		char at[32], end[32];
+
+		kerf_units_duration(at_ms, at, sizeof(at));
+		kerf_units_duration(sc->horizon_ms, end, sizeof(end));
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "--at: %lld s is past the scenario's horizon (%lld s)",
-				    (long long)(at_ms / 1000), (long long)(sc->horizon_ms / 1000));
+				    "--at: %s is past the scenario's horizon (%s)", at, end);
+	}
 	upto.horizon_ms = at_ms > 0 ? at_ms : 1;
 	rc = kerf_timesim_init(&ts, &upto, err);
 	if (rc < 0)

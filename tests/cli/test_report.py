@@ -38,7 +38,7 @@ SVG = '{http://www.w3.org/2000/svg}'
 CHARTS = ('chart-alloc', 'chart-share', 'chart-waits', 'chart-preempt',
           'chart-gpumap')
 PROGRESS = re.compile(r'^kerf sim( run| openb| openb-replay)?: \d{1,3}% '
-                      r'\([^()]*\), \d+ s elapsed$')
+                      r'\([^()]*\), [0-9dhms]+ elapsed$')
 n = 0
 failed = 0
 

@@ -125,7 +125,7 @@ refused "--set-quota 'a=-2': GPUS must not be negative" --scenario "$q" --at 10m
 refused "--policy 'spread': not a placement policy" --scenario "$q" --at 10m --policy spread
 refused "--scenario needs --at TIME" --scenario "$q" --set-quota a=16
 refused "--at '-5m': must not be negative" --scenario "$q" --at -5m --set-quota a=16
-refused "--at: 72000 s is past the scenario's horizon" --scenario "$q" --at 20h --set-quota a=16
+refused "--at: 20h is past the scenario's horizon" --scenario "$q" --at 20h --set-quota a=16
 refused "unexpected argument" --scenario "$q" --at 10m a=16
 # a bad change is refused before the scenario is even read
 refused "--set-weight 'a=0'" --scenario /nonexistent.yaml --at 1m --set-weight a=0

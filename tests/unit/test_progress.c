@@ -92,14 +92,14 @@ static void test_silent_then_every_two_seconds(void **state)
 	advance(&clk, 1);   /* 2 s: the first line */
 	kerf_progress_update(&p, 350000, "policy fgd, 4/10 seeds");
 	assert_string_equal(capture_text(&out),
-			    "kerf sim openb: 35% (policy fgd, 4/10 seeds), 2 s elapsed\n");
+			    "kerf sim openb: 35% (policy fgd, 4/10 seeds), 2s elapsed\n");
 	advance(&clk, 1999);   /* too soon for the next */
 	kerf_progress_update(&p, 400000, NULL);
 	assert_int_equal(count(capture_text(&out), "\n"), 1);
 	advance(&clk, 10001);
 	kerf_progress_update(&p, 1500000, NULL);   /* clamped to 100 % */
 	assert_non_null(strstr(capture_text(&out),
-			       "kerf sim openb: 100%, 14 s elapsed\n"));
+			       "kerf sim openb: 100%, 14s elapsed\n"));
 	assert_int_equal(count(capture_text(&out), "\n"), 2);
 	assert_null(strchr(capture_text(&out), '\r'));
 	assert_null(strchr(capture_text(&out), '\033'));
@@ -128,10 +128,10 @@ static void test_terminal_rewrites_one_line(void **state)
 	kerf_progress_update(&p, 800000, NULL);
 	kerf_progress_end(&p);
 	assert_string_equal(capture_text(&out),
-			    "\rkerf sim: 50%, 2 s elapsed\033[K"
-			    "\rkerf sim: 70%, 5 s elapsed\033[K"
+			    "\rkerf sim: 50%, 2s elapsed\033[K"
+			    "\rkerf sim: 70%, 5s elapsed\033[K"
 			    "\r\033[K"
-			    "\rkerf sim: 80%, 7 s elapsed\033[K"
+			    "\rkerf sim: 80%, 7s elapsed\033[K"
 			    "\r\033[K");
 	capture_close(&out);
 }
@@ -235,7 +235,7 @@ static void test_threads(void **state)
 		long long el;
 
 		assert_non_null(nl);
-		assert_int_equal(sscanf(s, "kerf sim openb: %d%% (thread %d step %d), %lld s elapsed",
+		assert_int_equal(sscanf(s, "kerf sim openb: %d%% (thread %d step %d), %llds elapsed",
 					&pct, &id, &step, &el), 4);
 		lines++;
 		s = nl + 1;
