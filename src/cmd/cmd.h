@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "cmd/output.h"
+
 int kerf_cmd_sim(int argc, char **argv);
 int kerf_cmd_sim_openb(int argc, char **argv);
 int kerf_cmd_sim_demo(int argc, char **argv);
@@ -38,8 +40,8 @@ struct kerf_sim_out;
  * 0, 1 on failure, 3 when some workload is still pending at the end.  o
  * (cmd/sim_report.h), when not NULL, adds progress and --report.
  */
-int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
-			     struct kerf_sim_out *o);
+int kerf_sim_scenario_report(const struct kerf_scenario *sc,
+			     enum kerf_cli_output fmt, struct kerf_sim_out *o);
 
 /* Write the built-in scenario on stdout; 0, or 1 after a message. */
 int kerf_sim_print_builtin(const char *prog);

@@ -13,8 +13,10 @@
 #include "cmd/cmd.h"
 #include "cmd/spec.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "cmd/sim_scenario_opts.h"
 #include "cmd/sim_report.h"
+#include "base/units.h"
 #include "core/budget.h"
 #include "sim/demo_day.h"
 #include "sim/timesim.h"
@@ -30,56 +32,67 @@ struct day_watch {
 static void summary(const struct kerf_timesim *ts, const struct day_watch *dw)
 {
 	const struct kerf_tenants *tt = &ts->st.tenants;
-	uint32_t preempted = 0, idle = 0, evicted = 0;
-	double lost = 0;
+	struct kerf_ts_totals tot;
+	char a[32], b[32];
 
+	kerf_ts_totals(ts, &tot);
 	printf("\nwhat the controls did:\n");
 	for (int c = 0; c < ts->st.classes.nr; c++) {
 		const struct kerf_ts_tenant_stats *s = &ts->cls[c];
 
 		if (ts->st.classes.c[c].preemptible || s->nr_waits == 0)
 			continue;
-		printf("  %s: %zu of %u started, %.1f%% within 60 s, p99 wait %.0f s, never preempted (%u)\n",
-		       ts->st.classes.c[c].name, s->nr_waits, s->submitted,
-		       (double)kerf_ts_slo_ppm(s) / 1e4,
-		       (double)kerf_ts_wait_pct(s, 99) / 1e3, s->preempted);
+		kerf_units_percent((double)kerf_ts_slo_ppm(s) / 1e4, 1, a, sizeof(a));
+		kerf_units_duration(kerf_ts_wait_pct(s, 99), b, sizeof(b));
+		printf("  %s: %zu of %u started, %s within 60s, p99 wait %s, never preempted (%u)\n",
+		       ts->st.classes.c[c].name, s->nr_waits, s->submitted, a, b,
+		       s->preempted);
 	}
 	for (size_t t = 1; t < tt->nr; t++) {
-		const struct kerf_ts_tenant_stats *s = &ts->tenant[t];
-
-		preempted += s->preempted;
-		idle += s->idle_reclaimed;
-		evicted += s->evicted;
-		if (tt->t[t].nr_children == 0)
-			lost += (double)s->lost_gpu_milli_ms / 3.6e9;
 		if (tt->t[t].budget.limit_milli_ms > 0) {
-			int64_t spent = -1;
+			int64_t spent = kerf_ts_budget_spent_ms(ts, (int)t);
 
-			for (uint64_t i = 0; i < ts->st.nr_notices && i < KERF_NOTICES; i++)
-				if (ts->st.notices[i].kind == KERF_NOTICE_BUDGET &&
-				    ts->st.notices[i].tenant == (int)t &&
-				    ts->st.notices[i].pct == 100 && spent < 0)
-					spent = ts->st.notices[i].at_ms;
-			if (spent >= 0)
-				printf("  %s spent its %.0f GPU-hour budget after %.1f h; from then only its preemptible work was admitted\n",
-				       tt->t[t].name,
-				       (double)tt->t[t].budget.limit_milli_ms / 3.6e9,
-				       (double)spent / 3.6e6);
-			else
-				printf("  %s: GPU-hour budget %d%% used\n", tt->t[t].name,
-				       kerf_budget_used_pct(&tt->t[t]));
+			if (spent >= 0) {
+				kerf_units_gpu_hours((double)tt->t[t].budget.limit_milli_ms / 3.6e9,
+						     a, sizeof(a));
+				kerf_units_duration(spent, b, sizeof(b));
+				printf("  %s spent its %s budget after %s; from then only its preemptible work was admitted\n",
+				       tt->t[t].name, a, b);
+			} else {
+				kerf_units_percent(kerf_budget_used_pct(&tt->t[t]), 0, a, sizeof(a));
+				printf("  %s: GPU-hour budget %s spent\n", tt->t[t].name, a);
+			}
 		}
 	}
-	printf("  %u preemptions (lower priority, or borrowed quota reclaimed) through the checkpoint handshake lost %.1f GPU-hours of work\n",
-	       preempted, lost);
+	kerf_units_gpu_hours(tot.lost_gpu_hours, a, sizeof(a));
+	printf("  %u preemptions (lower priority, or borrowed quota reclaimed) through the checkpoint handshake lost %s of work\n",
+	       tot.preempted, a);
 	printf("  %u idle notebooks gave their GPUs back after 30 minutes below 5%% utilisation\n",
-	       idle);
+	       tot.idle_reclaimed);
 	printf("  GPUs shared by fractions (MPS or time-slicing): up to %u at once, %u of them only within\n"
 	       "  product/serving (isolation: tenant); no GPU was ever shared against a tenant's level\n",
 	       dw->shared_peak, dw->isolated_peak);
 	printf("  every invariant held after each of %llu events (run 'kerf sim check' for random scenarios)\n",
 	       (unsigned long long)ts->nr_events);
-	(void)evicted;
+}
+
+/* The day as a SimulationRun document, with what the controls did. */
+static int day_doc(const struct kerf_timesim *ts, const struct day_watch *dw,
+		   enum kerf_cli_output fmt)
+{
+	json_t *doc = kerf_cli_doc("SimulationRun");
+
+	if (doc && (kerf_ts_report_json(doc, ts, "sim") < 0 ||
+		    json_object_set_new(doc, "controls", json_pack(
+			    "{s:I, s:I, s:b, s:I}",
+			    "sharedGpusPeak", (json_int_t)dw->shared_peak,
+			    "tenantIsolatedGpusPeak", (json_int_t)dw->isolated_peak,
+			    "invariantsHeld", 1,
+			    "invariantChecks", (json_int_t)ts->nr_events)) < 0)) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	return kerf_cli_emit("kerf sim", doc, fmt);
 }
 
 static int check_each(void *ctx, struct kerf_timesim *ts,
@@ -116,6 +129,7 @@ int kerf_sim_print_builtin(const char *prog)
 
 const struct option kerf_sim_day_longopts[] = {
 	{ "print-scenario", no_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
 	KERF_SIM_OVERRIDE_LONGOPTS,
 	KERF_SIM_OUT_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
@@ -131,13 +145,14 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	struct day_watch dw = { .err = &err };
 	struct kerf_sim_out o;
 	size_t gpus = 0, submitted = 0;
-	bool print = false;
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	bool print = false, fmt_given = false;
 	int c, rc;
 
 	kerf_sim_out_init(&o, "kerf sim");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_day_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hqo:", kerf_sim_day_longopts, NULL)) != -1) {
 		int taken = kerf_sim_overrides_opt("kerf sim", c, optarg, &ov);
 
 		if (taken < 0)
@@ -147,6 +162,11 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			print = true;
+			break;
+		case 'o':
+			if (kerf_cli_output("kerf sim", optarg, &fmt) != 0)
+				return 2;
+			fmt_given = true;
 			break;
 		case 'h': {
 			char *args[] = { (char *)"sim", (char *)"--help", NULL };
@@ -167,9 +187,9 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		return 2;
 	}
 	if (print) {
-		if (ov.policy || ov.has_seed) {
+		if (ov.policy || ov.has_seed || fmt_given) {
 			fprintf(stderr, "kerf sim: --print-scenario prints the file as it is; "
-				"--policy and --seed are for a run\n");
+				"--policy, --seed and -o are for a run\n");
 			return 2;
 		}
 		return kerf_sim_print_builtin("kerf sim");
@@ -213,6 +233,13 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		kerf_sim_out_release(&o);
 		return 1;
 	}
+	if (kerf_cli_output_is_doc(fmt)) {
+		rc = day_doc(&ts, &dw, fmt);
+		kerf_timesim_release(&ts);
+		kerf_scenario_release(&sc);
+		kerf_sim_out_release(&o);
+		return rc;
+	}
 	printf("kerf sim: a day on a shared cluster (built-in demo; kerf sim --help for more)\n");
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
@@ -223,7 +250,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 		printf("run:      policy %s, seed %llu (given on the command line)\n",
 		       ts.pol.name, (unsigned long long)sc.seed);
 	printf("\n");
-	kerf_ts_report_text(stdout, &ts);
+	kerf_ts_report_text(stdout, &ts, fmt == KERF_OUT_WIDE);
 	summary(&ts, &dw);
 	printf("\nmore: kerf sim placement | kerf sim run FILE | kerf sim check | kerf sim openb --nodes F --pods F\n");
 	kerf_timesim_release(&ts);

@@ -26,6 +26,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output_alias.h"
 #include "cmd/sim_report.h"
 #include "cmd/spec.h"
 #include "sim/openb.h"
@@ -169,6 +170,7 @@ const struct option kerf_sim_replay_longopts[] = {
 	{ "nodes", required_argument, NULL, 'n' },
 	{ "pods", required_argument, NULL, 'p' },
 	{ "days", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	KERF_SIM_OUT_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
@@ -180,6 +182,8 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	const char *nodes = NULL, *pods = NULL;
 	struct kerf_sim_out out;
 	int64_t days = 30;
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	const char *fmt_arg = NULL;
 	bool json = false;
 	struct kerf_openb o;
 	struct kerf_state st;
@@ -191,7 +195,7 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 	kerf_sim_out_init(&out, "kerf sim openb-replay");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_replay_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hqo:", kerf_sim_replay_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			nodes = optarg;
@@ -209,15 +213,27 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 			days = (int64_t)v;
 			break;
 		}
+		case 'o':
+			if (kerf_cli_output("kerf sim openb-replay", optarg, &fmt) != 0)
+				return 2;
+			fmt_arg = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
 		case 'h':
-			printf("usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n"
+			printf("usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [-o FMT]\n"
 			       "                                [--report FILE.html|FILE.md] [-q]\n"
 			       "  the last N days (default 30) of the trace in time mode; tenants by qos\n"
+			       "  -o, --output FMT  table (default), wide (also the p50 and p95 waits,\n"
+			       "                 evictions, share against entitlement over time), json or\n"
+			       "                 yaml: one SimulationRun document\n"
+			       "                 (docs/schema/SimulationRun.json)\n"
+			       "  --json         the same as -o json\n"
 			       "  --report FILE  also write a report with charts (docs/reports.md)\n"
-			       "  -q, --quiet    no progress lines on stderr (shown after 2 s)\n");
+			       "  -q, --quiet    no progress lines on stderr (shown after 2 s)\n"
+			       "\n"
+			       "exit status: 0 replayed, 1 failure, 2 usage\n");
 			return 0;
 		default:
 			if (kerf_sim_out_option(&out, c, optarg))
@@ -230,8 +246,10 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		kerf_opt_unexpected("kerf sim openb-replay", argv[optind], NULL);
 		return 2;
 	}
+	if (kerf_cli_json_alias("kerf sim openb-replay", json, fmt_arg, &fmt) != 0)
+		return 2;
 	if (!nodes || !pods) {
-		fprintf(stderr, "usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [--json]\n");
+		fprintf(stderr, "usage: kerf sim openb-replay --nodes FILE --pods FILE [--days N] [-o FMT]\n");
 		return 2;
 	}
 	if (kerf_sim_out_open(&out) != 0)
@@ -281,14 +299,20 @@ int kerf_cmd_sim_replay(int argc, char **argv)
 		kerf_sim_out_stop(&out);
 		fprintf(stderr, "kerf sim openb-replay: %s\n", err.msg);
 	} else if (report_replay(&out, &ts, days, sc.nr_arrivals) == 0) {
-		if (json)
-			kerf_ts_report_json(stdout, &ts);
-		else {
+		if (kerf_cli_output_is_doc(fmt)) {
+			json_t *doc = kerf_cli_doc("SimulationRun");
+
+			if (doc && kerf_ts_report_json(doc, &ts, "sim openb-replay") < 0) {
+				json_decref(doc);
+				doc = NULL;
+			}
+			status = kerf_cli_emit("kerf sim openb-replay", doc, fmt);
+		} else {
 			printf("openb replay: %zu nodes, last %lld days, %zu pods; tenants and classes by qos\n\n",
 			       ts.st.cluster.nr_nodes, (long long)days, sc.nr_arrivals);
-			kerf_ts_report_text(stdout, &ts);
+			kerf_ts_report_text(stdout, &ts, fmt == KERF_OUT_WIDE);
+			status = 0;
 		}
-		status = 0;
 	}
 	kerf_timesim_release(&ts);
 out_trace:

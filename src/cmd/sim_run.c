@@ -12,6 +12,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
+#include "cmd/output_alias.h"
 #include "cmd/sim_scenario_opts.h"
 #include "sim/demo_day.h"
 #include "cmd/spec.h"
@@ -22,7 +24,7 @@
 #include "cmd/sim_report.h"
 
 #define USAGE \
-	"usage: kerf sim run FILE|--builtin [--policy NAME] [--seed N] [--json]\n" \
+	"usage: kerf sim run FILE|--builtin [--policy NAME] [--seed N] [-o FMT]\n" \
 	"                    [--report FILE.html|FILE.md] [-q]\n" \
 	"       kerf sim run --builtin --print\n"
 
@@ -41,7 +43,11 @@ static const char help[] =
 	"                 best-fit, first-fit, fgd, kerf)\n"
 	"  --seed N       seed of every random draw, 0 .. 2^62, over the file's\n"
 	"                 seed key; the same seed gives the same run\n"
-	"  --json         one JSON document; its \"pending\" array lists them\n"
+	"  -o, --output FMT  table (default), wide (also the p50 and p95 waits,\n"
+	"                 evictions, share against entitlement over time), json or\n"
+	"                 yaml: one SimulationRun document (docs/schema/\n"
+	"                 SimulationRun.json); its \"pending\" array lists them\n"
+	"  --json         the same as -o json\n"
 	"  --report FILE  also write a report with charts, HTML or Markdown\n"
 	"                 by FILE's extension (.html, .md; docs/reports.md)\n"
 	"  -q, --quiet    no progress lines on stderr (shown after 2 s)\n"
@@ -67,8 +73,8 @@ static void report_finish(struct kerf_sim_out *o, const struct kerf_scenario *sc
 		*rc = -KERF_EIO;
 }
 
-int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
-			     struct kerf_sim_out *o)
+int kerf_sim_scenario_report(const struct kerf_scenario *sc,
+			     enum kerf_cli_output fmt, struct kerf_sim_out *o)
 {
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
@@ -96,14 +102,24 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
 			return 1;
 		}
 	}
-	if (json) {
-		rc = kerf_ts_report_json(stdout, &ts) < 0 ? -KERF_ENOMEM : 0;
+	if (kerf_cli_output_is_doc(fmt)) {
+		json_t *doc = kerf_cli_doc("SimulationRun");
+
+		if (doc && kerf_ts_report_json(doc, &ts, "sim run") < 0) {
+			json_decref(doc);
+			doc = NULL;
+		}
+		rc = kerf_cli_emit("kerf sim run", doc, fmt) != 0 ? -KERF_EIO : 0;
+		if (rc < 0) {
+			kerf_timesim_release(&ts);
+			return 1;
+		}
 	} else {
 		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s\n\n",
 		       sc->name[0] ? sc->name : "(unnamed)", ts.st.cluster.nr_nodes, gpus,
 		       ts.st.tenants.nr - 1, kerf_timesim_submitted(&ts),
 		       (double)ts.horizon_ms / 3.6e6, ts.pol.name);
-		kerf_ts_report_text(stdout, &ts);
+		kerf_ts_report_text(stdout, &ts, fmt == KERF_OUT_WIDE);
 		rc = kerf_ts_pending_text(stdout, &ts);
 	}
 	if (rc >= 0)
@@ -115,6 +131,7 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc, bool json,
 }
 
 const struct option kerf_sim_run_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "builtin", no_argument, NULL, 'b' },
 	{ "print", no_argument, NULL, 'p' },
@@ -130,13 +147,15 @@ int kerf_cmd_sim_run(int argc, char **argv)
 	struct kerf_scenario sc;
 	struct kerf_err err = { 0 };
 	struct kerf_sim_out o;
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	const char *fmt_arg = NULL;
 	bool json = false, builtin = false, print = false;
 	int c, status, rc;
 
 	kerf_sim_out_init(&o, "kerf sim run");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_run_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hqo:", kerf_sim_run_longopts, NULL)) != -1) {
 		int taken = kerf_sim_overrides_opt("kerf sim run", c, optarg, &ov);
 
 		if (taken < 0)
@@ -144,6 +163,11 @@ int kerf_cmd_sim_run(int argc, char **argv)
 		if (taken > 0)
 			continue;
 		switch (c) {
+		case 'o':
+			if (kerf_cli_output("kerf sim run", optarg, &fmt) != 0)
+				return 2;
+			fmt_arg = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -165,12 +189,14 @@ int kerf_cmd_sim_run(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (kerf_cli_json_alias("kerf sim run", json, fmt_arg, &fmt) != 0)
+		return 2;
 	if (builtin && optind < argc) {
 		kerf_opt_unexpected("kerf sim run", argv[optind],
 				    "(--builtin runs the built-in day, not a FILE)");
 		return 2;
 	}
-	if (print && (!builtin || json || ov.policy || ov.has_seed)) {
+	if (print && (!builtin || fmt_arg || json || ov.policy || ov.has_seed)) {
 		fprintf(stderr, "kerf sim run: --print goes with --builtin alone\n");
 		return 2;
 	}
@@ -194,7 +220,7 @@ int kerf_cmd_sim_run(int argc, char **argv)
 		return 1;
 	}
 	kerf_sim_overrides_apply(&ov, &sc);
-	status = kerf_sim_scenario_report(&sc, json, &o);
+	status = kerf_sim_scenario_report(&sc, fmt, &o);
 	kerf_scenario_release(&sc);
 	kerf_sim_out_release(&o);
 	return status;

@@ -71,10 +71,10 @@ json_t *kerf_ts_pending_json(const struct kerf_timesim *ts)
 		const struct kerf_workload *w = v[i];
 		json_t *x = json_pack("{s:s, s:s, s:s, s:s, s:f}",
 				      "tenant", ts->st.tenants.t[w->tenant].name,
-				      "workload", w->key,
+				      "name", w->key,
 				      "code", kerf_pending_name(w->pending),
 				      "reason", reason_of(w),
-				      "waiting_s", (double)(ts->now_ms - w->submit_ms) / 1e3);
+				      "waitingSeconds", (double)(ts->now_ms - w->submit_ms) / 1e3);
 
 		if (!x || json_array_append_new(a, x) < 0) {
 			json_decref(a);

@@ -23,8 +23,8 @@ size_t kerf_ts_nr_pending(const struct kerf_timesim *ts);
 int kerf_ts_pending_text(FILE *out, const struct kerf_timesim *ts);
 
 /*
- * The same as a JSON array of { tenant, workload, code, reason,
- * waiting_s }, or NULL when out of memory.
+ * The same as a JSON array of { tenant, name, code, reason,
+ * waitingSeconds }, or NULL when out of memory.
  */
 json_t *kerf_ts_pending_json(const struct kerf_timesim *ts);
 

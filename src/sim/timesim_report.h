@@ -7,7 +7,10 @@
 #ifndef KERF_SIM_TIMESIM_REPORT_H
 #define KERF_SIM_TIMESIM_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "sim/timesim.h"
 
@@ -44,7 +47,33 @@ void kerf_ts_tenant_path(const struct kerf_tenants *tt, int t, char *buf,
 /* Share of a class's workloads that started within KERF_START_SLO_MS, ppm. */
 int64_t kerf_ts_slo_ppm(const struct kerf_ts_tenant_stats *s);
 
-void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts);
-int kerf_ts_report_json(FILE *out, const struct kerf_timesim *ts);
+/* Figures of a whole run, for the summaries. */
+struct kerf_ts_totals {
+	uint32_t gpus;
+	uint64_t submitted, started;    /* workloads, every tenant */
+	uint32_t preempted, idle_reclaimed, evicted;
+	double gpu_hours, lost_gpu_hours;  /* leaves (a parent's include them) */
+};
+
+void kerf_ts_totals(const struct kerf_timesim *ts, struct kerf_ts_totals *tot);
+
+/* When tenant t's GPU-hour budget was first all spent, ms; -1: never. */
+int64_t kerf_ts_budget_spent_ms(const struct kerf_timesim *ts, int t);
+
+/*
+ * The tables of a run: per tenant (entitled, share, GPU-hours, started,
+ * p99 wait, preemptions, lost GPU-hours), budgets and idle reclaims, per
+ * class.  wide adds the p50 and p95 waits, evictions and the share against
+ * the entitlement over sixths of the run.
+ */
+void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts, bool wide);
+
+/*
+ * The members of a SimulationRun document (docs/schema/SimulationRun.json)
+ * set on doc: source (command as given), summary, tenants, classes,
+ * pending.  0, or -1 out of memory.
+ */
+int kerf_ts_report_json(json_t *doc, const struct kerf_timesim *ts,
+			const char *command);
 
 #endif /* KERF_SIM_TIMESIM_REPORT_H */
