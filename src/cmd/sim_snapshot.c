@@ -1,7 +1,7 @@
 /*
- * kerf sim snapshot FILE --at TIME [-o OUT]: run a time-mode scenario to
- * TIME and write what kerf serve's read-only API would show then as one
- * JSON document (view/snapshot.h, docs/api.md "Snapshots"), for `kerf get
+ * kerf sim snapshot FILE --at TIME [-o json|yaml] [--out FILE]: run a
+ * time-mode scenario to TIME and write what kerf serve's read-only API
+ * would show then as one JSON (or YAML) document (view/snapshot.h, docs/api.md "Snapshots"), for `kerf get
  * --snapshot`, `kerf explain --snapshot` and `kerf top --snapshot`.
  */
 #include <errno.h>
@@ -14,11 +14,12 @@
 #include "cmd/cmd.h"
 #include "cmd/spec.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "sim/scenario.h"
 #include "sim/timesim.h"
 #include "view/snapshot.h"
 
-#define USAGE "usage: kerf sim snapshot FILE --at TIME|end [-o OUT]\n"
+#define USAGE "usage: kerf sim snapshot FILE --at TIME|end [-o json|yaml] [--out FILE]\n"
 
 static const char help[] =
 	USAGE
@@ -26,14 +27,17 @@ static const char help[] =
 	"Run the scenario FILE (docs/scenario.md) to TIME of simulated time and\n"
 	"write the cluster as kerf serve's read-only API would show it then:\n"
 	"tenants, queue, nodes, GPUs and the explanation of every pending\n"
-	"workload, one JSON document (docs/api.md, \"Snapshots\").  Read it with\n"
-	"kerf get ... --snapshot OUT, kerf explain TENANT/NAME --snapshot OUT\n"
-	"and kerf top --snapshot OUT.\n"
+	"workload, one document of kind Snapshot (docs/api.md, \"Snapshots\").\n"
+	"Read the JSON form with kerf get ... --snapshot FILE, kerf explain\n"
+	"TENANT/NAME --snapshot FILE and kerf top --snapshot FILE.\n"
 	"\n"
 	"  --at TIME        seconds from the start (\"5400\", \"5400.5\", to the ms), or a\n"
 	"                   duration (\"2h30m\", \"90m\", \"45s\", \"1h2m3s\"), or end\n"
 	"                   (the scenario's horizon); at most the horizon\n"
-	"  -o, --output OUT write to OUT (default: standard output)\n"
+	"  -o, --output FMT json (default) or yaml; a snapshot is a document, so\n"
+	"                   table and wide are refused: kerf get ... --snapshot FILE\n"
+	"                   prints its tables\n"
+	"  --out FILE       write to FILE (default: standard output)\n"
 	"  -h, --help       this text\n"
 	"\n"
 	"exit status: 0 written, 1 failure, 2 usage\n";
@@ -90,7 +94,7 @@ static int parse_at(const char *s, int64_t *ms)
 }
 
 static int write_snapshot(const struct kerf_scenario *sc, const char *file, int64_t at_ms,
-			  bool at_end, const char *out_path)
+			  bool at_end, const char *out_path, enum kerf_cli_output fmt)
 {
 	struct kerf_timesim ts;
 	struct kerf_err err = { 0 };
@@ -124,8 +128,10 @@ static int write_snapshot(const struct kerf_scenario *sc, const char *file, int6
 		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, out_path, strerror(errno));
 		rc = 1;
 	} else if (rc == 0) {
-		if (json_dumpf(snap, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF ||
-		    (out_path ? fclose(out) : fflush(out)) != 0) {
+		int bad = fmt == KERF_OUT_YAML ? kerf_cli_yaml(snap, out) < 0 :
+			  json_dumpf(snap, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF;
+
+		if ((out_path ? fclose(out) : fflush(out)) != 0 || bad) {
 			fprintf(stderr, "%s: the snapshot could not be written%s%s\n", prog,
 				out_path ? " to " : "", out_path ? out_path : "");
 			rc = 1;
@@ -142,6 +148,7 @@ static int write_snapshot(const struct kerf_scenario *sc, const char *file, int6
 const struct option kerf_sim_snapshot_longopts[] = {
 	{ "at", required_argument, NULL, 'a' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "out", required_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -152,6 +159,7 @@ int kerf_cmd_sim_snapshot(int argc, char **argv)
 	struct kerf_err err = { 0 };
 	const char *at = NULL, *out = NULL;
 	char shown[80];
+	enum kerf_cli_output fmt = KERF_OUT_JSON;
 	int64_t at_ms = 0;
 	int c, status;
 
@@ -163,6 +171,15 @@ int kerf_cmd_sim_snapshot(int argc, char **argv)
 			at = optarg;
 			break;
 		case 'o':
+			if (kerf_cli_output(prog, optarg, &fmt) != 0)
+				return 2;
+			if (!kerf_cli_output_is_doc(fmt)) {
+				fprintf(stderr, "%s: -o %s: a snapshot is a document, json or yaml; "
+					"kerf get ... --snapshot FILE prints its tables\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'O':
 			out = optarg;
 			break;
 		case 'h':
@@ -191,14 +208,14 @@ int kerf_cmd_sim_snapshot(int argc, char **argv)
 		return 2;
 	}
 	if (out && !*out) {
-		fprintf(stderr, "%s: --output: an empty file name\n", prog);
+		fprintf(stderr, "%s: --out: an empty file name\n", prog);
 		return 2;
 	}
 	if (kerf_scenario_load(&sc, argv[optind], &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err.msg);
 		return 1;
 	}
-	status = write_snapshot(&sc, argv[optind], at_ms, !strcmp(at, "end"), out);
+	status = write_snapshot(&sc, argv[optind], at_ms, !strcmp(at, "end"), out, fmt);
 	kerf_scenario_release(&sc);
 	return status;
 }

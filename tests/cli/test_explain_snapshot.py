@@ -97,7 +97,7 @@ def check_one(name, pend, ex):
         good &= bool(cap) and all(
             i.split(' ', 1)[1].split(' again')[0] in cap[0]['message'] for i in items)
     if not good:
-        print('# %s %s: %s / %s' % (name, pend['tenant'] + '/' + pend['workload'],
+        print('# %s %s: %s / %s' % (name, pend['tenant'] + '/' + pend['name'],
                                     json.dumps(ex.get('message')), json.dumps(blocking)[:600]))
     return good
 
@@ -117,25 +117,25 @@ for f in scenarios:
     snaps[name] = snap
     rc, out, err = run('sim', 'run', f, '--json')
     pending = json.loads(out).get('pending', []) if rc in (0, 3) else None
-    rc2, _, err2 = run('sim', 'snapshot', f, '--at', 'end', '-o', snap)
+    rc2, _, err2 = run('sim', 'snapshot', f, '--at', 'end', '--out', snap)
     if not ok(pending is not None and rc2 == 0, '%s: sim run and sim snapshot --at end' % name):
         print('# ' + (err + err2).replace('\n', '\n# '))
         continue
     with open(snap) as fh:
         s = json.load(fh)
-    keys = sorted(p['tenant'] + '/' + p['workload'] for p in pending)
+    keys = sorted(p['tenant'] + '/' + p['name'] for p in pending)
     ok(sorted(s['explain']) == keys and len(s['queue']['items']) == len(keys),
        '%s: the snapshot explains exactly the %d pending workloads' % (name, len(keys)))
     good = True
     for p in pending:
-        key = p['tenant'] + '/' + p['workload']
+        key = p['tenant'] + '/' + p['name']
         good &= key in s['explain'] and check_one(name, p, s['explain'][key])
         total += 1
     ok(good, '%s: each of %d pending workloads has a specific blocking layer that agrees with sim run' % (name, len(pending)))
     step = max(1, len(pending) // SAMPLE)
     same = True
     for p in pending[::step][:SAMPLE] + pending[-1:]:
-        key = p['tenant'] + '/' + p['workload']
+        key = p['tenant'] + '/' + p['name']
         rc, out, err = run('explain', key, '--snapshot', snap, '-o', 'json')
         same &= rc == 0 and json.loads(out) == s['explain'].get(key)
         if rc:

@@ -193,7 +193,7 @@ tree = check_page(page, out_name) if os.path.isfile(page) else None
 if tree is not None:
     f = facts(tree)
     m_ev = re.search(r'held after each of (\d+) events', r1.stdout)
-    m_pre = re.search(r'(\d+) preemptions .* lost ([\d.]+) GPU-hours', r1.stdout)
+    m_pre = re.search(r'(\d+) preemptions .* lost ([\d.]+) GPU-h of work', r1.stdout)
     m_prod = re.search(r'production: (\d+) of (\d+) started', r1.stdout)
     ok(m_ev and f.get('events') == m_ev.group(1),
        'day: events in the page (%s) = printed (%s)'

@@ -51,13 +51,23 @@ ok "snapshot of a missing file fails (1)" "$([ "$rc" = 1 ] && [ -s "$tmp/err" ] 
 rc=$(run sim snapshot --help)
 ok "snapshot --help (0)" "$([ "$rc" = 0 ] && grep -q 'usage: kerf sim snapshot' "$tmp/out" && echo 0 || echo 1)"
 
+for fmt in table wide; do
+	rc=$(run sim snapshot "$nvl" --at end -o $fmt)
+	ok "snapshot -o $fmt refused (2): a snapshot is a document" "$([ "$rc" = 2 ] && [ "$(err "-o $fmt: a snapshot is a document, json or yaml; kerf get ... --snapshot FILE prints its tables")" = 0 ] && echo 0 || echo 1)"
+done
+rc=$(run sim snapshot "$nvl" --at end --out '')
+ok "snapshot --out '' refused (2)" "$([ "$rc" = 2 ] && [ "$(err "--out: an empty file name")" = 0 ] && echo 0 || echo 1)"
+
 # ---- a snapshot written, each view read back ----------------------------
-rc=$(run sim snapshot "$nvl" --at 1h30m -o "$tmp/s.json")
-ok "snapshot --at 1h30m -o FILE (0, nothing on stdout)" "$([ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && echo 0 || echo 1)"
+rc=$(run sim snapshot "$nvl" --at 1h30m --out "$tmp/s.json")
+ok "snapshot --at 1h30m --out FILE (0, nothing on stdout)" "$([ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && echo 0 || echo 1)"
 ok "the snapshot's at is 5400 s and its source the scenario" \
 	"$(python3 -c "import json,sys; s=json.load(open('$tmp/s.json')); sys.exit(not (s['at']==5400.0 and s['kind']=='Snapshot' and s['source']['name']=='nvlink-split' and s['source']['policy']=='kerf'))" && echo 0 || echo 1)"
 rc=$(run sim snapshot "$nvl" --at 5400)
 ok "--at 5400 writes the same document to stdout" "$([ "$rc" = 0 ] && same "$tmp/s.json")"
+rc=$(run sim snapshot "$nvl" --at 5400 -o yaml)
+ok "-o yaml: the same document as YAML" \
+	"$([ "$rc" = 0 ] && python3 -c "import json,sys,yaml; sys.exit(yaml.safe_load(open('$tmp/out')) != json.load(open('$tmp/s.json')))" && echo 0 || echo 1)"
 for v in tenants:TenantList queue:Queue nodes:NodeList gpus:GPUList; do
 	rc=$(run get "${v%%:*}" --snapshot "$tmp/s.json" -o json)
 	ok "get ${v%%:*} --snapshot -o json is a ${v##*:}" "$([ "$rc" = 0 ] && python3 -c "import json,sys; sys.exit(json.load(open('$tmp/out'))['kind'] != '${v##*:}')" && echo 0 || echo 1)"
@@ -70,7 +80,7 @@ rc=$(run explain lab/gang-0 --snapshot "$tmp/s.json" -o yaml)
 ok "explain --snapshot -o yaml" "$([ "$rc" = 0 ] && grep -q '^kind: Explanation$' "$tmp/out" && echo 0 || echo 1)"
 
 # ---- GPUs of a simulated cluster: fractions, MIG instances, whole GPUs ---
-rc=$(run sim snapshot "$src/tests/sim/mig.yaml" --at 30m -o "$tmp/mig.json")
+rc=$(run sim snapshot "$src/tests/sim/mig.yaml" --at 30m --out "$tmp/mig.json")
 ok "mig.yaml at 30m: snapshot written" "$rc"
 ok "mig.yaml: MIG GPUs show each instance with its tenant and pod, whole GPUs their pod" "$(python3 - "$tmp/mig.json" <<'PY'
 import json, sys
@@ -92,7 +102,7 @@ good &= 'mig' not in f0 and all(set(x) >= {'node', 'index', 'model', 'memoryMiB'
 sys.exit(not good)
 PY
 echo $?)"
-rc=$(run sim snapshot "$src/tests/sim/isolation.yaml" --at 1h -o "$tmp/iso.json")
+rc=$(run sim snapshot "$src/tests/sim/isolation.yaml" --at 1h --out "$tmp/iso.json")
 ok "isolation.yaml: fractions shared under MPS and time-slicing, one tenant or mixed" "$(python3 - "$tmp/iso.json" <<'PY'
 import json, sys
 g = {(x['node'], x['index']): x for x in json.load(open(sys.argv[1]))['gpus']['items']}
