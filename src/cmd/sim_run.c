@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
 #include "cmd/output.h"
@@ -43,7 +44,8 @@ static const char help[] =
 	"                 best-fit, first-fit, fgd, kerf)\n"
 	"  --seed N       seed of every random draw, 0 .. 2^62, over the file's\n"
 	"                 seed key; the same seed gives the same run\n"
-	"  -o, --output FMT  table (default), wide (also the p50 and p95 waits,\n"
+	"  -o, --output FMT\n"
+	"                 table (default), wide (also the p50 and p95 waits,\n"
 	"                 evictions, share against entitlement over time), json or\n"
 	"                 yaml: one SimulationRun document (docs/schema/\n"
 	"                 SimulationRun.json); its \"pending\" array lists them\n"
@@ -60,14 +62,15 @@ static const char help[] =
 static void report_finish(struct kerf_sim_out *o, const struct kerf_scenario *sc,
 			  const struct kerf_timesim *ts, size_t gpus, int *rc)
 {
-	char title[160], sub[320];
+	char title[160], sub[320], horizon[32];
 
 	snprintf(title, sizeof(title), "kerf sim run: scenario %s",
 		 sc->name[0] ? sc->name : "(unnamed)");
-	snprintf(sub, sizeof(sub), "%zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s.",
+	kerf_units_duration(ts->horizon_ms, horizon, sizeof(horizon));
+	snprintf(sub, sizeof(sub), "%zu nodes, %zu GPUs, %zu tenant%s, %" PRIu64 " workloads, %s simulated, policy %s.",
 		 ts->st.cluster.nr_nodes, gpus, ts->st.tenants.nr - 1,
-		 kerf_timesim_submitted(ts), (double)ts->horizon_ms / 3.6e6,
-		 ts->pol.name);
+		 ts->st.tenants.nr == 2 ? "" : "s",
+		 kerf_timesim_submitted(ts), horizon, ts->pol.name);
 	if (kerf_sim_out_finish(o, ts, title, sub) != 0 ||
 	    kerf_sim_out_commit(o) != 0)
 		*rc = -KERF_EIO;
@@ -115,10 +118,13 @@ int kerf_sim_scenario_report(const struct kerf_scenario *sc,
 			return 1;
 		}
 	} else {
-		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenants, %" PRIu64 " workloads, %.1f h simulated, policy %s\n\n",
+		char horizon[32];
+
+		kerf_units_duration(ts.horizon_ms, horizon, sizeof(horizon));
+		printf("scenario %s: %zu nodes, %zu GPUs, %zu tenant%s, %" PRIu64 " workloads, %s simulated, policy %s\n\n",
 		       sc->name[0] ? sc->name : "(unnamed)", ts.st.cluster.nr_nodes, gpus,
-		       ts.st.tenants.nr - 1, kerf_timesim_submitted(&ts),
-		       (double)ts.horizon_ms / 3.6e6, ts.pol.name);
+		       ts.st.tenants.nr - 1, ts.st.tenants.nr == 2 ? "" : "s",
+		       kerf_timesim_submitted(&ts), horizon, ts.pol.name);
 		kerf_ts_report_text(stdout, &ts, fmt == KERF_OUT_WIDE);
 		rc = kerf_ts_pending_text(stdout, &ts);
 	}

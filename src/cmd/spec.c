@@ -48,13 +48,15 @@ static const struct kerf_spec_opt sim_openb_opts[] = {
 
 static const struct kerf_spec_opt sim_day_opts[] = {
 	FLAG("print-scenario", "write the built-in day out as a scenario file"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
 	OVERRIDE_OPTS,
 	REPORT_OPTS,
 	{ 0 },
 };
 
 static const struct kerf_spec_opt sim_run_opts[] = {
-	FLAG("json", "one JSON document on stdout"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
+	FLAG("json", "the same as -o json"),
 	FLAG("builtin", "the built-in day instead of FILE"),
 	FLAG("print", "with --builtin: write that scenario out, run nothing"),
 	OVERRIDE_OPTS,
@@ -64,7 +66,8 @@ static const struct kerf_spec_opt sim_run_opts[] = {
 
 static const struct kerf_spec_opt sim_snapshot_opts[] = {
 	TEXT("at", "TIME|end", "the point of the run: seconds, 2h30m or end"),
-	{ "output", 'o', "OUT", "write the snapshot to OUT", KERF_VALUE_FILE, NULL },
+	CHOICE("output", 'o', "FMT", "json (default) or yaml", "json yaml"),
+	FILE_OPT("out", "FILE", "write the snapshot to FILE (default: stdout)"),
 	{ 0 },
 };
 
@@ -126,7 +129,8 @@ static const struct kerf_spec_opt sim_replay_opts[] = {
 	FILE_OPT("nodes", "FILE", "the openb node list"),
 	FILE_OPT("pods", "FILE", "the openb pod list, with creation and deletion times"),
 	TEXT("days", "N", "the last N days of the trace, 1..365 (default 30)"),
-	FLAG("json", "one JSON document on stdout"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
+	FLAG("json", "the same as -o json"),
 	REPORT_OPTS,
 	{ 0 },
 };

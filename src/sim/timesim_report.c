@@ -216,9 +216,14 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts, bool wide)
 
 		kerf_ts_tenant_path(tt, (int)t, name, sizeof(name));
 		if (tt->t[t].budget.limit_milli_ms > 0) {
+			int64_t all = kerf_ts_budget_spent_ms(ts, (int)t);
+
 			kerf_units_percent(kerf_budget_used_pct(&tt->t[t]), 0, share, sizeof(share));
-			fprintf(out, "%s: GPU-hour budget %s spent in the current window\n",
-				name, share);
+			/* the window may have reset since: say when it ran out */
+			kerf_units_duration(all, p50, sizeof(p50));
+			fprintf(out, "%s: GPU-hour budget %s spent in the current window%s%s\n",
+				name, share, all >= 0 ? "; all of it spent after " : "",
+				all >= 0 ? p50 : "");
 		}
 		if (s->idle_reclaimed)
 			fprintf(out, "%s: %u workloads reclaimed for holding GPUs idle\n",
