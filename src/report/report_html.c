@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "base/units.h"
 #include "report/report_charts.h"
 #include "report/svg.h"
 #include "report/textout.h"
@@ -82,7 +83,9 @@ static void tenants(struct kerf_textout *h, const struct kerf_report *r)
 
 static void classes(struct kerf_textout *h, const struct kerf_report *r)
 {
-	add(h, "<h2>Priority classes</h2>\n<table id=\"classes\">\n<tr><th>class</th><th>submitted</th><th>started</th><th>wait p50 (s)</th><th>wait p99 (s)</th></tr>\n");
+	char p50[32], p99[32];
+
+	add(h, "<h2>Priority classes</h2>\n<table id=\"classes\">\n<tr><th>class</th><th>submitted</th><th>started</th><th>wait p50</th><th>wait p99</th></tr>\n");
 	for (size_t c = 0; c < r->nr_classes; c++) {
 		const struct kerf_report_class *cl = &r->classes[c];
 
@@ -92,11 +95,10 @@ static void classes(struct kerf_textout *h, const struct kerf_report *r)
 		text(h, cl->name);
 		add(h, "</td><td data-key=\"submitted\">%u</td><td data-key=\"started\">%u</td>",
 		    cl->submitted, cl->started);
-		if (cl->wait_p50_ms < 0)
-			add(h, "<td>-</td><td>-</td></tr>\n");
-		else
-			add(h, "<td>%.0f</td><td>%.0f</td></tr>\n",
-			    (double)cl->wait_p50_ms / 1e3, (double)cl->wait_p99_ms / 1e3);
+		/* the waits as the CLI's tables write them ("-" for none) */
+		kerf_units_duration(cl->wait_p50_ms, p50, sizeof(p50));
+		kerf_units_duration(cl->wait_p99_ms, p99, sizeof(p99));
+		add(h, "<td>%s</td><td>%s</td></tr>\n", p50, p99);
 	}
 	add(h, "</table>\n");
 }

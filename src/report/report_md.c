@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "base/units.h"
 #include "report/report_charts.h"
 #include "report/textout.h"
 
@@ -30,8 +31,12 @@ static void cell(struct kerf_textout *m, const char *s)
 
 static void alloc_table(struct kerf_textout *m, const struct kerf_report *r)
 {
-	add(m, "\n## GPU allocation over time\n\nPeak %.1f %% at %.2f h.\n\n| hours since the start | GPU allocated (%%) |\n|---:|---:|\n",
-	    (double)r->peak_alloc_ppm / 1e4, (double)r->peak_ms / 3.6e6);
+	char peak[16], at[32];
+
+	kerf_units_percent((double)r->peak_alloc_ppm / 1e4, 1, peak, sizeof(peak));
+	kerf_units_duration(r->peak_ms, at, sizeof(at));
+	add(m, "\n## GPU allocation over time\n\nPeak %s, %s after the start.\n\n| hours since the start | GPU allocated (%%) |\n|---:|---:|\n",
+	    peak, at);
 	for (int k = 0; k <= 12; k++) {
 		int s = KERF_REPORT_SAMPLES * k / 12;
 
@@ -88,7 +93,9 @@ static void share_table(struct kerf_textout *m, const struct kerf_report *r)
 
 static void wait_table(struct kerf_textout *m, const struct kerf_report *r)
 {
-	add(m, "\n## Wait before start, per priority class\n\nWorkloads started, by how long they waited since submission.\n\n| class | started | p50 (s) | p99 (s) |");
+	char p50[32], p99[32];
+
+	add(m, "\n## Wait before start, per priority class\n\nWorkloads started, by how long they waited since submission.\n\n| class | started | wait p50 | wait p99 |");
 	for (int b = 0; b < KERF_REPORT_WAIT_BINS; b++)
 		add(m, " %s |", kerf_report_wait_bin_label(b));
 	add(m, "\n|---|---:|---:|---:|");
@@ -100,11 +107,9 @@ static void wait_table(struct kerf_textout *m, const struct kerf_report *r)
 
 		add(m, "| ");
 		cell(m, cl->name);
-		if (cl->wait_p50_ms < 0)
-			add(m, " | %u | - | - |", cl->started);
-		else
-			add(m, " | %u | %.0f | %.0f |", cl->started,
-			    (double)cl->wait_p50_ms / 1e3, (double)cl->wait_p99_ms / 1e3);
+		kerf_units_duration(cl->wait_p50_ms, p50, sizeof(p50));
+		kerf_units_duration(cl->wait_p99_ms, p99, sizeof(p99));
+		add(m, " | %u | %s | %s |", cl->started, p50, p99);
 		for (int b = 0; b < KERF_REPORT_WAIT_BINS; b++)
 			add(m, " %u |", cl->wait_bins[b]);
 		add(m, "\n");
