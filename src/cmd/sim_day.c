@@ -219,7 +219,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	if (rc == 0 && o.path) {
 		char sub[320];
 
-		snprintf(sub, sizeof(sub), "The built-in demo: %zu nodes, %zu GPUs (H100, A100, L4), three tenants, %zu workloads in 24 h.",
+		snprintf(sub, sizeof(sub), "The built-in demo: %zu nodes, %zu GPUs (H100, A100, L4), three tenants, %zu workloads in 24h.",
 			 ts.st.cluster.nr_nodes, gpus, submitted);
 		if (kerf_sim_out_finish(&o, &ts, "kerf sim: a day on a shared cluster", sub) != 0 ||
 		    kerf_sim_out_commit(&o) != 0)
@@ -244,7 +244,7 @@ int kerf_cmd_sim_day(int argc, char **argv)
 	printf("cluster:  %zu nodes, %zu GPUs: 16 x 8 H100 (NVLink domains of 4 nodes), 16 x 8 A100, 16 x 4 L4\n",
 	       ts.st.cluster.nr_nodes, gpus);
 	printf("tenants:  product/serving (production inference, shares GPUs only within itself), research/llm (weight 2) and research/vision (weight 1, GPU-hour budget)\n");
-	printf("work:     %zu workloads in 24 h: inference, 32-GPU pretraining gangs (one NVLink domain each), finetunes, sweeps, notebooks\n",
+	printf("work:     %zu workloads in 24h: inference, 32-GPU pretraining gangs (one NVLink domain each), finetunes, sweeps, notebooks\n",
 	       submitted);
 	if (ov.policy || ov.has_seed)
 		printf("run:      policy %s, seed %llu (given on the command line)\n",

@@ -56,7 +56,7 @@ static const char help[] =
 	"  -h, --help     this text\n"
 	"\n"
 	"exit status: 0 every workload that arrived started, 1 failure,\n"
-	"2 usage, 3 some workload is still pending at the end\n";
+	"2 usage, 3 some workload is still pending at the end (in every -o format)\n";
 
 /* The report's title and subtitle for scenario sc. */
 static void report_finish(struct kerf_sim_out *o, const struct kerf_scenario *sc,
