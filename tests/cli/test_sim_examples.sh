@@ -85,6 +85,12 @@ check "--print without --builtin: usage error" 2 "$(run sim run --print "$ex/fai
 
 check "kerf sim: exit 0" 0 "$(run sim)"
 cp "$tmp/out" "$tmp/day"
+# Issue 13, friction 9: the summary's p99 wait is the class table's, in the
+# same words (it was "32s" in one and "33 s" in the other).
+check "kerf sim: production's p99 wait the same in the table and the summary" yes \
+	"$(t=$(awk '$1=="production" && $2 ~ /\// {print $3}' "$tmp/out"); \
+	   s=$(sed -n 's/^  production: .*, p99 wait \([^,]*\), .*/\1/p' "$tmp/out"); \
+	   [ -n "$t" ] && [ "$t" = "$s" ] && echo yes || echo no)"
 # The figures of the day as the C code gave them, before it was a file
 # (since issue 13 waits rounded to the second in kubectl's style, GPU-hours
 # as "GPU-h").
