@@ -26,7 +26,7 @@ int kerf_cli_print(const char *prog, const json_t *j, enum kerf_cli_output fmt,
 	if (fmt == KERF_OUT_YAML) {
 		if (kerf_cli_yaml(j, out) == 0)
 			return 0;
-	} else if (json_dumpf(j, out, JSON_INDENT(4)) == 0) {
+	} else if (json_dumpf(j, out, JSON_INDENT(4) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) == 0) {
 		fputc('\n', out);
 		return 0;
 	}
