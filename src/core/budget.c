@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "base/units.h"
+
 static const int32_t thresholds[] = { 50, 80, 100 };
 
 int32_t kerf_budget_used_pct(const struct kerf_tenant *t)
@@ -55,24 +57,27 @@ bool kerf_budget_holds(const struct kerf_state *st,
 	for (int k = w->tenant; k > KERF_TENANT_ROOT; k = st->tenants.t[k].parent) {
 		const struct kerf_tenant *t = &st->tenants.t[k];
 		const struct kerf_budget *b = &t->budget;
+		char spent[32], limit[32], left[32];
 
 		if (b->limit_milli_ms <= 0 || b->used_milli_ms < b->limit_milli_ms)
 			continue;
 		if (b->action == KERF_BUDGET_PREEMPTIBLE_ONLY && !w->nonpreemptible)
 			continue;
+		/* quantities as every output writes them (base/units.h) */
+		kerf_units_gpu_hours((double)b->used_milli_ms / 3.6e9, spent, sizeof(spent));
+		kerf_units_gpu_hours((double)b->limit_milli_ms / 3.6e9, limit, sizeof(limit));
+		kerf_units_duration(b->window_start_ms + b->window_ms - now_ms, left, sizeof(left));
 		if (b->window_ms > 0)
 			snprintf(text, size,
-				 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h this window); %s waits until the window resets in %.1f h",
-				 t->name, (double)b->used_milli_ms / 3.6e9,
-				 (double)b->limit_milli_ms / 3.6e9,
+				 "tenant '%s' spent its GPU-hour budget (%s of %s this window); %s waits until the window resets in %s",
+				 t->name, spent, limit,
 				 b->action == KERF_BUDGET_HOLD ? "new work"
 							       : "non-preemptible work",
-				 (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6);
+				 left);
 		else
 			snprintf(text, size,
-				 "tenant '%s' used its GPU-hour budget (%.1f of %.1f GPU-h, no window); %s waits until the budget is raised",
-				 t->name, (double)b->used_milli_ms / 3.6e9,
-				 (double)b->limit_milli_ms / 3.6e9,
+				 "tenant '%s' spent its GPU-hour budget (%s of %s, no window); %s waits until the budget is raised",
+				 t->name, spent, limit,
 				 b->action == KERF_BUDGET_HOLD ? "new work"
 							       : "non-preemptible work");
 		return true;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/units.h"
 #include "core/budget.h"
 #include "core/cycle.h"
 #include "view/api_json.h"
@@ -88,7 +89,7 @@ static void class_layer(const struct kerf_state *st, const struct kerf_workload 
 static void budget_unblock(const struct kerf_state *st, const struct kerf_workload *wl,
 			   int64_t now_ms, json_t *o, int *rc)
 {
-	char text[KERF_REASON_MAX], at[64];
+	char text[KERF_REASON_MAX], at[64], left[32];
 
 	for (int k = wl->tenant; k > KERF_TENANT_ROOT; k = st->tenants.t[k].parent) {
 		const struct kerf_tenant *t = &st->tenants.t[k];
@@ -104,8 +105,9 @@ static void budget_unblock(const struct kerf_state *st, const struct kerf_worklo
 			when = kerf_api_time(b->window_start_ms + b->window_ms);
 			snprintf(at, sizeof(at), "%s", json_is_string(when) ? json_string_value(when) : "?");
 			json_decref(when);
-			snprintf(text, sizeof(text), "the budget window of tenant '%s' resets at %s (in %.1f h), or its GPU-hour budget raised",
-				 t->name, at, (double)(b->window_start_ms + b->window_ms - now_ms) / 3.6e6);
+			kerf_units_duration(b->window_start_ms + b->window_ms - now_ms, left, sizeof(left));
+			snprintf(text, sizeof(text), "the budget window of tenant '%s' resets at %s (in %s), or its GPU-hour budget raised",
+				 t->name, at, left);
 		}
 		kerf_view_unblock(o, text, rc);
 		return;

@@ -158,7 +158,7 @@ def layer(scenario, key, name):
 
 
 b = layer('examples/scenario/demo-day.yaml', 'team-a/train-12', 'budget')
-ok(b.get('blocking') and "tenant 'research' used its GPU-hour budget" in b['message'] and
+ok(b.get('blocking') and "tenant 'research' spent its GPU-hour budget" in b['message'] and
    'resets at' in b.get('unblock', ''), 'demo-day: team-a/train-12 is held by the budget of research, resetting at a time')
 t = layer('tests/cli/sim_run/nvlink-split.yaml', 'lab/gang-0', 'topology')
 ok(t.get('blocking') and 'NVLink domain' in t['message'] and 'one NVLink domain' in t.get('unblock', ''),

@@ -66,7 +66,7 @@ check "fair-share: weight 3 gets three quarters once the queue is full" yes \
 	"$(awk '$1=="research/team-a" && NF==7 {split($7,a,"/"); v=a[1]+0; if (v>=70 && v<=80) ok=1} END{print ok?"yes":"no"}' "$tmp/out")"
 run sim run "$ex/budget-runs-out.yaml" >/dev/null
 check "budget-runs-out: held work names the budget" yes \
-	"$(grep -q "^team/sweep-[0-9]*: tenant 'team' used its GPU-hour budget" "$tmp/out" && echo yes || echo no)"
+	"$(grep -q "^team/sweep-[0-9]*: tenant 'team' spent its GPU-hour budget" "$tmp/out" && echo yes || echo no)"
 run sim run "$ex/preemption-checkpoint.yaml" >/dev/null
 check "preemption-checkpoint: research was preempted and lost no work" yes \
 	"$(awk '$1=="research" && $(NF-2)>0 && $(NF-1)=="0" && $NF=="GPU-h" {ok=1} END{print ok?"yes":"no"}' "$tmp/out")"

@@ -51,16 +51,16 @@ rc=$(run "$demo")
 check "demo-day: exit 3 with work pending" 3 "$rc"
 check "demo-day: the section counts 8 pending" 0 "$(has 'pending at the end: 8')"
 check "demo-day: train-12 waits for the budget, the core's sentence" 0 \
-	"$(has "team-a/train-12: tenant 'research' used its GPU-hour budget (714.0 of 500.0 GPU-h this window); new work waits until the window resets in 156.6 h")"
+	"$(has "team-a/train-12: tenant 'research' spent its GPU-hour budget (714.0 GPU-h of 500.0 GPU-h this window); new work waits until the window resets in 6d12h")"
 check "demo-day: one line per pending workload, train-12 .. train-19" 8 \
-	"$(grep -c "^team-a/train-1[2-9]: tenant 'research' used its GPU-hour budget" "$tmp/out")"
+	"$(grep -c "^team-a/train-1[2-9]: tenant 'research' spent its GPU-hour budget" "$tmp/out")"
 check "demo-day: the report comes before the pending section" 0 \
 	"$(awk '/^class /{c=NR} /^pending at the end/{p=NR} END{exit !(c && p > c)}' "$tmp/out"; echo $?)"
 
 rc=$(run "$demo" --json)
 check "demo-day --json: exit 3" 3 "$rc"
 check "demo-day --json: the pending array names code and reason" 0 \
-	"$(pending_first "$tmp/out" "team-a/train-12 BudgetExhausted tenant 'research' used its GPU-hour budget"; echo $?)"
+	"$(pending_first "$tmp/out" "team-a/train-12 BudgetExhausted tenant 'research' spent its GPU-hour budget"; echo $?)"
 check "demo-day --json: one document, kind SimulationRun, 8 pending" 0 \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["kind"]=="SimulationRun" and len(d["pending"])==8 and d["summary"]["pending"]==8))' "$tmp/out"; echo $?)"
 rc=$(run "$demo" -o yaml)

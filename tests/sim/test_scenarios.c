@@ -312,7 +312,7 @@ static void test_budget_holds_new_work(void **state)
 
 		if (w->state == KERF_WL_PENDING) {
 			assert_int_equal(w->pending, KERF_PENDING_BUDGET);
-			assert_non_null(strstr(w->pending_text, "used its GPU-hour budget"));
+			assert_non_null(strstr(w->pending_text, "spent its GPU-hour budget"));
 			held++;
 			continue;
 		}

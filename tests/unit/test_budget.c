@@ -235,7 +235,7 @@ static void test_holds_new_work(void **state)
 	assert_true(kerf_budget_holds(&f.st, kerf_state_find(&f.st, w), HOUR_MS,
 				      text, sizeof(text)));
 	assert_string_equal(text,
-			    "tenant 'team-a' used its GPU-hour budget (1.0 of 1.0 GPU-h this window); new work waits until the window resets in 1.0 h");
+			    "tenant 'team-a' spent its GPU-hour budget (1.0 GPU-h of 1.0 GPU-h this window); new work waits until the window resets in 60m");
 	/* through the cycle: held with that sentence; running work stays */
 	stats = fx_cycle(&f, HOUR_MS);
 	assert_int_equal(stats.nr_admitted, 0);
@@ -275,7 +275,7 @@ static void test_preemptible_only(void **state)
 	assert_true(kerf_budget_holds(&f.st, kerf_state_find(&f.st, np), HOUR_MS,
 				      text, sizeof(text)));
 	assert_string_equal(text,
-			    "tenant 'team-a' used its GPU-hour budget (1.0 of 1.0 GPU-h this window); non-preemptible work waits until the window resets in 3.0 h");
+			    "tenant 'team-a' spent its GPU-hour budget (1.0 GPU-h of 1.0 GPU-h this window); non-preemptible work waits until the window resets in 3h");
 	fx_cycle(&f, HOUR_MS);
 	assert_int_equal(kerf_state_find(&f.st, p)->state, KERF_WL_RUNNING);
 	assert_int_equal(kerf_state_find(&f.st, np)->pending, KERF_PENDING_BUDGET);
@@ -299,7 +299,7 @@ static void test_ancestor_budget_holds(void **state)
 	assert_true(kerf_budget_holds(&f.st, kerf_state_find(&f.st, wb),
 				      HOUR_MS / 2, text, sizeof(text)));
 	assert_string_equal(text,
-			    "tenant 'org' used its GPU-hour budget (2.0 of 2.0 GPU-h, no window); new work waits until the budget is raised");
+			    "tenant 'org' spent its GPU-hour budget (2.0 GPU-h of 2.0 GPU-h, no window); new work waits until the budget is raised");
 	fx_teardown(&f);
 }
 
