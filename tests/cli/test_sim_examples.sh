@@ -16,22 +16,7 @@ set -u
 kerf=$1
 src=$2
 ex=$src/examples/scenario
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-# check NAME WANT GOT: one TAP line, the last run's output on failure.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $1 (got '$3', want '$2')"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err" 2>/dev/null | head -20
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # run ARGS...: kerf with ARGS, stdout in out, stderr in err; prints the status.
 run() { timeout 300 "$kerf" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; echo $?; }
@@ -159,5 +144,4 @@ check "--seed 1x: exit 2" 2 "$(run sim run "$fs" --seed 1x)"
 check "kerf sim --seed x: exit 2" 2 "$(run sim --seed x)"
 check "kerf sim run --builtin FILE: exit 2" 2 "$(run sim run --builtin "$fs")"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

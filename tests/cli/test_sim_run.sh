@@ -12,22 +12,7 @@ kerf=$1
 src=$2
 dir=$src/tests/cli/sim_run
 demo=$src/examples/scenario/demo-day.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-# check NAME STATUS-WANTED STATUS-GOT: one TAP line, the output on failure.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $1 (exit status $3, want $2)"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -30
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # has LINE: LINE is exactly a line of the last run's stdout.
 has() { grep -qxF -- "$1" "$tmp/out" && echo 0 || echo 1; }
@@ -99,5 +84,4 @@ check "--help: exit 0" 0 "$rc"
 check "--help: names exit status 3" 0 \
 	"$(grep -qF '2 usage, 3 some workload is still pending at the end' "$tmp/out"; echo $?)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

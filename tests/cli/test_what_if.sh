@@ -11,22 +11,7 @@ set -u
 
 kerf=$1
 dir=$2/tests/cli/what_if
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-# check NAME WANTED GOT: one TAP line, the last run's output on failure.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n - $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $1 (got '$3', want '$2')"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -30
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 run() { timeout 60 "$kerf" what-if "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; echo $?; }
 
@@ -173,5 +158,4 @@ refused "--at goes with --scenario" --server "$url" --at 1m --set-weight ml=2
 kill "$server_pid" 2>/dev/null
 wait "$server_pid" 2>/dev/null
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
