@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/units.h"
 #include "cmd/cmd.h"
 #include "cmd/spec.h"
 #include "cmd/opt.h"
@@ -109,8 +110,11 @@ static int write_snapshot(const struct kerf_scenario *sc, const char *file, int6
 		if (at_end)
 			at_ms = ts.horizon_ms;
 		if (at_ms > ts.horizon_ms) {
-			fprintf(stderr, "%s: --at %.3f s is after the end of the scenario (its horizon is %.3f s)\n",
-				prog, (double)at_ms / 1e3, (double)ts.horizon_ms / 1e3);
+			char end[32];
+
+			kerf_units_duration(ts.horizon_ms, end, sizeof(end));
+			fprintf(stderr, "%s: --at is after the end of the scenario (its horizon is %s)\n",
+				prog, end);
 			kerf_timesim_release(&ts);
 			return 2;
 		}

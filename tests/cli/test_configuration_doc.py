@@ -24,26 +24,11 @@ import os
 import re
 import sys
 
+from taplib import check, finish, read
+
 SRC = sys.argv[1] if len(sys.argv) > 1 else '.'
 DOC = os.path.join(SRC, 'docs', 'configuration.md')
 
-n = 0
-failed = 0
-
-
-def check(name, ok, detail=''):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if ok else 'not ok %d - %s') % (n, name))
-    if not ok:
-        failed += 1
-        for line in str(detail).splitlines()[:20]:
-            print('#   ' + line)
-
-
-def read(path):
-    with open(path, encoding='utf-8') as f:
-        return f.read()
 
 
 def strip_c_comments(s):
@@ -184,5 +169,4 @@ for name, keys in sorted(key_tables.items()):
     check('scenario %s: no key documented that the reader lacks' % name, got <= keys,
           'not read: ' + ' '.join(sorted(got - keys)))
 
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(finish())

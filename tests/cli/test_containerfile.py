@@ -23,6 +23,8 @@ import shlex
 import subprocess
 import sys
 
+from taplib import check, finish, read
+
 SRC, KERF = sys.argv[1], sys.argv[2]
 
 # Packages of install-deps.sh that only tests, fuzzers, benchmarks or the
@@ -39,23 +41,6 @@ BASE_SONAMES = re.compile(r'^(linux-vdso\.so|ld-linux[-\w.]*\.so|libc\.so|libm\.
                           r'libpthread\.so|libdl\.so|librt\.so|libssl\.so\.3|libcrypto\.so\.3)')
 COMPILERS = re.compile(r'\b(gcc|g\+\+|cc|clang|build-essential|meson|ninja)\b')
 
-n = 0
-failed = 0
-
-
-def check(name, ok, detail=''):
-    global n, failed
-    n += 1
-    print(('ok %d - %s' if ok else 'not ok %d - %s') % (n, name))
-    if not ok:
-        failed += 1
-        for line in str(detail).splitlines()[:20]:
-            print('#   ' + line)
-
-
-def read(path):
-    with open(path, encoding='utf-8') as f:
-        return f.read()
 
 
 def instructions(text):
@@ -175,5 +160,4 @@ ign = read(os.path.join(SRC, '.dockerignore')).split('\n')
 for pat in ('.git', 'build*'):
     check('.dockerignore: %s' % pat, pat in [x.strip() for x in ign])
 
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(finish())

@@ -41,6 +41,8 @@ import tempfile
 
 import yaml
 
+from taplib import check, finish, skip
+
 try:
     import jsonschema
 except ImportError:            # the schema checks are then reported skipped
@@ -52,26 +54,8 @@ UPDATE = os.environ.get('KERF_GOLDEN_UPDATE') == '1'
 CAMEL = re.compile(r'^[a-z][a-zA-Z0-9]*$')
 EXT = {'table': 'table.txt', 'wide': 'wide.txt', 'json': 'json', 'yaml': 'yaml'}
 
-n = 0
-failed = 0
-
-
 def ok(cond, what, detail=''):
-    global n, failed
-    n += 1
-    if cond:
-        print('ok %d - %s' % (n, what))
-    else:
-        failed += 1
-        print('not ok %d - %s' % (n, what))
-        for line in str(detail).splitlines()[:30]:
-            print('# ' + line)
-
-
-def skip(what, why):
-    global n
-    n += 1
-    print('ok %d - %s # SKIP %s' % (n, what, why))
+    return check(what, cond, detail)
 
 
 def run(args, tmp):
@@ -231,9 +215,7 @@ def main():
             r = run(cmd.split() + ['--help'], tmp)
             ok(r.returncode == 0 and r.stderr == '', 'kerf %s --help: exit 0, nothing on stderr' % cmd)
             golden(cmd.replace(' ', '-') + '.help.txt', r.stdout, 'kerf %s --help' % cmd)
-    print('1..%d' % n)
-    print('# %d passed, %d failed' % (n - failed, failed))
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == '__main__':

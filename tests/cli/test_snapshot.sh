@@ -43,7 +43,7 @@ for bad in 2x 1h30 -5 1.2.3 h 1.0005 1. ''; do
 	ok "snapshot --at '$bad' refused (2)" "$([ "$rc" = 2 ] && [ "$(err "--at '$bad': expected seconds")" = 0 ] && echo 0 || echo 1)"
 done
 rc=$(run sim snapshot "$nvl" --at 3h)
-ok "snapshot --at after the horizon refused (2)" "$([ "$rc" = 2 ] && [ "$(err 'is after the end of the scenario (its horizon is 7200.000 s)')" = 0 ] && echo 0 || echo 1)"
+ok "snapshot --at after the horizon refused (2)" "$([ "$rc" = 2 ] && [ "$(err '--at is after the end of the scenario (its horizon is 120m)')" = 0 ] && echo 0 || echo 1)"
 rc=$(run sim snapshot "$nvl" --at end extra)
 ok "snapshot with a second operand refused (2)" "$([ "$rc" = 2 ] && [ "$(err "'extra'")" = 0 ] && echo 0 || echo 1)"
 rc=$(run sim snapshot "$tmp/none.yaml" --at end)

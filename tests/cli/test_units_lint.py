@@ -11,6 +11,8 @@ import os
 import re
 import sys
 
+from taplib import check, finish, read
+
 SRC = sys.argv[1]
 FLAGS = r'%[-+ #0-9.*]*'
 RULES = [
@@ -25,37 +27,21 @@ FILES = sorted(glob.glob(os.path.join(SRC, 'src', 'cmd', '*.c')) +
                glob.glob(os.path.join(SRC, 'src', 'view', '*.c')) +
                glob.glob(os.path.join(SRC, 'src', 'serve', 'api_*.c')))
 
-n = failed = 0
 for path in FILES:
     bad = []
-    for i, line in enumerate(open(path, encoding='utf-8'), 1):
+    for i, line in enumerate(read(path).split('\n'), 1):
         code = line.split('//')[0]
         if code.lstrip().startswith('*') or code.lstrip().startswith('/*'):
             continue            # a comment
         for rule, why in RULES:
             if rule.search(code):
                 bad.append('%d: %s: %s' % (i, why, line.strip()[:100]))
-    n += 1
-    rel = os.path.relpath(path, SRC)
-    if bad:
-        failed += 1
-        print('not ok %d - %s writes units by hand' % (n, rel))
-        for b in bad:
-            print('# ' + b)
-    else:
-        print('ok %d - %s writes units through base/units' % (n, rel))
+    check('%s writes units through base/units' % os.path.relpath(path, SRC),
+          not bad, '\n'.join(bad))
 # the rules catch what they were written for
 probes = ['"p99 wait %.0f s"', '"%8.0fs"', '"%" PRId64 "s"', '"%.1f %%"', '"budget %d%% used"']
 for p in probes:
-    n += 1
-    hit = any(r.search(p) for r, _ in RULES)
-    print('%s %d - the rules refuse %s' % ('ok' if hit else 'not ok', n, p))
-    failed += 0 if hit else 1
+    check('the rules refuse %s' % p, any(r.search(p) for r, _ in RULES))
 for p in ['"%.1f%%"', '"%u GPUs"', '"%zu seeds"', '"%s elapsed"']:
-    n += 1
-    hit = any(r.search(p) for r, _ in RULES)
-    print('%s %d - the rules let %s be' % ('not ok' if hit else 'ok', n, p))
-    failed += 1 if hit else 0
-print('1..%d' % n)
-print('# %d passed, %d failed' % (n - failed, failed))
-sys.exit(1 if failed else 0)
+    check('the rules let %s be' % p, not any(r.search(p) for r, _ in RULES))
+sys.exit(finish())
