@@ -1,5 +1,5 @@
 /*
- * kerf plan-mig FILE [--json]: the MIG plan for a node description
+ * kerf plan-mig FILE [-o table|wide|json|yaml]: the MIG plan for a node description
  * (sim/mig_node.h): per GPU the layout before, the actions and the layout
  * after; per profile the demand served before and after; the headroom lost.
  *
@@ -19,12 +19,21 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "cmd/spec.h"
 #include "core/mig/geometry.h"
 #include "core/mig/planner.h"
 #include "sim/mig_node.h"
 
-static const char usage_line[] = "usage: kerf plan-mig FILE [--json]\n";
+static const char prog[] = "kerf plan-mig";
+static const char usage_line[] = "usage: kerf plan-mig FILE [-o table|wide|json|yaml]\n";
+
+/* What the headroom figures count (kerf_mig_headroom), said wherever one
+ * is printed: a bare "16 -> 0" explains nothing. */
+static const char headroom_legend[] =
+	"headroom: summed over the profiles, how many instances of each could\n"
+	"still be created alone on the GPU, times its compute slices (0: nothing\n"
+	"more fits); lost: the drop over all GPUs\n";
 
 /* The instances of l sorted by start (the order nvidia-smi lists them). */
 static void by_start(const struct kerf_mig_layout *l,
@@ -179,8 +188,31 @@ static void print_layout(const struct kerf_mig_model *m, const char *label,
 	printf("\n");
 }
 
+/*
+ * wide: per profile, how many instances could still be created alone on
+ * layout l (the terms of kerf_mig_headroom, before their weights).
+ */
+static void print_room(const struct kerf_mig_model *m, const char *label,
+		       const struct kerf_mig_layout *l)
+{
+	printf("  %-8s", label);
+	for (unsigned p = 0; p < m->nr_profiles; p++) {
+		struct kerf_mig_layout t = *l;
+		unsigned n = 0;
+
+		for (unsigned s = 0; s < m->mem_slices; s++)
+			if (kerf_mig_can_add(m, &t, p, s)) {
+				t.inst[t.nr++] = (struct kerf_mig_instance){
+					.profile = (uint8_t)p, .start = (uint8_t)s };
+				n++;
+			}
+		printf("%s %s x%u", p ? "," : "", m->profiles[p].name, n);
+	}
+	printf("\n");
+}
+
 static void print_text(const char *path, const struct kerf_mig_node_desc *d,
-		       const struct kerf_mig_plan *plan)
+		       const struct kerf_mig_plan *plan, bool wide)
 {
 	const struct kerf_mig_node *node = &d->node;
 	const struct kerf_mig_model *m = node->model;
@@ -209,9 +241,13 @@ static void print_text(const char *path, const struct kerf_mig_node_desc *d,
 		if (n == 0)
 			printf("  %-8s\n", "no change");
 		print_layout(m, "after", &plan->after[g], &node->gpus[g]);
-		printf("  %-8s %d -> %d\n", "headroom",
+		printf("  %-8s %d -> %d compute slices\n", "headroom",
 		       (int)kerf_mig_headroom(m, &node->gpus[g]),
 		       (int)kerf_mig_headroom(m, &plan->after[g]));
+		if (wide) {
+			print_room(m, "room now", &node->gpus[g]);
+			print_room(m, "room new", &plan->after[g]);
+		}
 	}
 	printf("\n%-12s %6s %14s %13s %9s\n", "profile", "wanted",
 	       "served before", "served after", "unserved");
@@ -225,11 +261,14 @@ static void print_text(const char *path, const struct kerf_mig_node_desc *d,
 	}
 	if (!any_want)
 		printf("(no demand)\n");
-	printf("\nheadroom lost: %d\n", (int)plan->headroom_lost);
+	printf("\nheadroom lost: %d compute slices\n", (int)plan->headroom_lost);
 	printf("%zu action%s, %u of %u instance%s served, %u in-use instance%s touched\n",
 	       plan->nr_actions, plan->nr_actions == 1 ? "" : "s", t.served,
 	       t.wanted, t.wanted == 1 ? "" : "s", t.touched,
 	       t.touched == 1 ? "" : "s");
+	printf("\n%s", headroom_legend);
+	if (wide)
+		printf("room: per profile, the instances that could still be created alone\n");
 }
 
 /* ---- JSON ----------------------------------------------------------- */
@@ -247,7 +286,7 @@ static json_t *json_layout(const struct kerf_mig_model *m,
 		json_object_set_new(x, "profile",
 				    json_string(m->profiles[s[i].profile].name));
 		json_object_set_new(x, "start", json_integer(s[i].start));
-		json_object_set_new(x, "in_use", json_boolean(s[i].in_use));
+		json_object_set_new(x, "inUse", json_boolean(s[i].in_use));
 		json_array_append_new(a, x);
 	}
 	return a;
@@ -279,27 +318,26 @@ static json_t *json_gpu(const struct kerf_mig_node *node,
 	json_object_set_new(o, "before", json_layout(m, &node->gpus[g]));
 	json_object_set_new(o, "actions", acts);
 	json_object_set_new(o, "after", json_layout(m, &plan->after[g]));
-	json_object_set_new(o, "headroom_before",
+	json_object_set_new(o, "headroomBefore",
 			    json_integer(kerf_mig_headroom(m, &node->gpus[g])));
-	json_object_set_new(o, "headroom_after",
+	json_object_set_new(o, "headroomAfter",
 			    json_integer(kerf_mig_headroom(m, &plan->after[g])));
 	return o;
 }
 
-static int print_json(const struct kerf_mig_node_desc *d,
-		      const struct kerf_mig_plan *plan)
+static int print_doc(const struct kerf_mig_node_desc *d,
+		     const struct kerf_mig_plan *plan, enum kerf_cli_output fmt)
 {
 	const struct kerf_mig_node *node = &d->node;
 	const struct kerf_mig_model *m = node->model;
 	struct totals t = totals_of(d, plan);
-	json_t *o = json_object(), *gpus = json_array(), *profiles = json_array();
-	int rc;
+	json_t *o = kerf_cli_doc("MigPlan"), *gpus = json_array(), *profiles = json_array();
 
 	if (!o || !gpus || !profiles) {
 		json_decref(o);
 		json_decref(gpus);
 		json_decref(profiles);
-		return -1;
+		return kerf_cli_emit(prog, NULL, fmt);
 	}
 	for (unsigned g = 0; g < node->nr_gpus; g++)
 		json_array_append_new(gpus, json_gpu(node, plan, g));
@@ -311,9 +349,9 @@ static int print_json(const struct kerf_mig_node_desc *d,
 		x = json_object();
 		json_object_set_new(x, "profile", json_string(m->profiles[p].name));
 		json_object_set_new(x, "wanted", json_integer(d->want[p]));
-		json_object_set_new(x, "served_before",
+		json_object_set_new(x, "servedBefore",
 				    json_integer(plan->served_before[p]));
-		json_object_set_new(x, "served_after", json_integer(plan->served[p]));
+		json_object_set_new(x, "servedAfter", json_integer(plan->served[p]));
 		json_object_set_new(x, "unserved", json_integer(plan->unserved[p]));
 		json_array_append_new(profiles, x);
 	}
@@ -322,20 +360,18 @@ static int print_json(const struct kerf_mig_node_desc *d,
 	json_object_set_new(o, "model", json_string(m->name));
 	json_object_set_new(o, "gpus", gpus);
 	json_object_set_new(o, "profiles", profiles);
-	json_object_set_new(o, "headroom_lost", json_integer(plan->headroom_lost));
+	json_object_set_new(o, "headroomLost", json_integer(plan->headroom_lost));
 	json_object_set_new(o, "actions", json_integer((json_int_t)plan->nr_actions));
 	json_object_set_new(o, "wanted", json_integer(t.wanted));
 	json_object_set_new(o, "served", json_integer(t.served));
-	json_object_set_new(o, "in_use_touched", json_integer(t.touched));
-	rc = json_dumpf(o, stdout, JSON_COMPACT);
-	fputc('\n', stdout);
-	json_decref(o);
-	return rc;
+	json_object_set_new(o, "inUseTouched", json_integer(t.touched));
+	return kerf_cli_emit(prog, o, fmt);
 }
 
 /* ---- the command ---------------------------------------------------- */
 
 const struct option kerf_plan_mig_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -348,21 +384,35 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 	struct kerf_err err = { 0 };
 	const char *path;
 	char shown[160];
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	const char *oarg = NULL;
 	bool json = false;
 	int c, status = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", kerf_plan_mig_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", kerf_plan_mig_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'o':
+			if (kerf_cli_output(prog, optarg, &fmt))
+				return 2;
+			oarg = optarg;
 			break;
 		case 'h':
 			printf("%s", usage_line);
 			printf("\nthe MIG plan for a node description (examples/mig/*.yaml):\n"
 			       "per GPU the instances before, the destroys and creates, the\n"
-			       "instances after; per profile the demand served; the headroom lost.\n");
+			       "instances after; per profile the demand served; the headroom lost.\n\n"
+			       "%s\n"
+			       "  -o, --output FMT   table (default), wide (per GPU and profile, the\n"
+			       "                     instances that could still be created), json or\n"
+			       "                     yaml (one MigPlan document, docs/schema/MigPlan.json)\n"
+			       "  --json             the same as -o json\n"
+			       "exit status: 0 planned, 1 the file or the plan is wrong, 2 usage\n",
+			       headroom_legend);
 			return 0;
 		default:
 			kerf_opt_error("kerf plan-mig", c, argv);
@@ -378,6 +428,13 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 		fprintf(stderr, "%s", usage_line);
 		return 2;
 	}
+	if (json && oarg && fmt != KERF_OUT_JSON) {
+		fprintf(stderr, "%s: --json and -o '%s' disagree (--json is -o json)\n", prog,
+			kerf_escape(shown, sizeof(shown), oarg));
+		return 2;
+	}
+	if (json)
+		fmt = KERF_OUT_JSON;
 	path = argv[optind];
 	kerf_escape(shown, sizeof(shown), path);
 	d = malloc(sizeof(*d));
@@ -399,13 +456,10 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 		fprintf(stderr, "kerf plan-mig: %s: the planner's plan is wrong: %s\n",
 			shown, err.msg[0] ? err.msg : "it touches an instance in use");
 		status = 1;
-	} else if (json) {
-		if (print_json(d, plan) < 0) {
-			fprintf(stderr, "kerf plan-mig: cannot write JSON\n");
-			status = 1;
-		}
+	} else if (kerf_cli_output_is_doc(fmt)) {
+		status = print_doc(d, plan, fmt);
 	} else {
-		print_text(path, d, plan);
+		print_text(path, d, plan, fmt == KERF_OUT_WIDE);
 	}
 	free(d);
 	free(plan);
