@@ -16,12 +16,13 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "cmd/spec.h"
 #include "cmd/table.h"
 #include "nvml/inventory.h"
 
 static const char usage_line[] =
-	"usage: kerf agent inventory [-o table|json] [--nvml-library PATH]\n"
+	"usage: kerf agent inventory [-o table|wide|json|yaml] [--nvml-library PATH]\n"
 	"       kerf agent metrics [--nvml-library PATH] [--hostname NAME] [--proc-root DIR]\n"
 	"       kerf agent run --node-name NAME [options]      (kerf agent run --help)\n"
 	"       kerf agent verify --node-name NAME (--gpu N | --mig GPU:PROFILE@START | --node)\n"
@@ -44,10 +45,26 @@ static void mig_text(const struct kerf_gpu *g, char *buf, size_t size)
 					 g->gis[k].start);
 }
 
-static int print_table(const struct kerf_gpu_inventory *inv)
+/* wide: every error of g, "field: NVML_ERROR_..." joined; "-" for none. */
+static void errors_text(const struct kerf_gpu *g, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	snprintf(buf, size, "-");
+	for (unsigned k = 0; k < g->nr_errors && used < size; k++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s: %s", k ? ", " : "",
+					 g->errors[k].field,
+					 kerf_nvml_return_name(g->errors[k].nvml_rc));
+}
+
+static int print_table(const struct kerf_gpu_inventory *inv, bool wide)
 {
 	static const char *const headers[] = {
 		"INDEX", "UUID", "MODEL", "MEMORY", "PCI", "NUMA", "MIG", "NVLINK", "STATE", NULL,
+	};
+	static const char *const wide_headers[] = {
+		"INDEX", "UUID", "MODEL", "NAME", "MEMORY", "PCI", "NUMA", "MIG", "NVLINK",
+		"STATE", "ERRORS", NULL,
 	};
 	struct kerf_table t;
 
@@ -59,10 +76,10 @@ static int print_table(const struct kerf_gpu_inventory *inv)
 	if (inv->features_off[0])
 		printf("; off: %s", inv->features_off);
 	printf("\n");
-	kerf_table_init(&t, headers);
+	kerf_table_init(&t, wide ? wide_headers : headers);
 	for (unsigned i = 0; i < inv->nr_gpus; i++) {
 		const struct kerf_gpu *g = &inv->gpus[i];
-		char index[16], mem[32], numa[16], mig[256], link[32], st[64];
+		char index[16], mem[32], numa[16], mig[256], link[32], st[64], errs[512];
 		snprintf(index, sizeof(index), "%u", g->index);
 		snprintf(mem, sizeof(mem), "%lluMiB", (unsigned long long)g->mem_mib);
 		snprintf(numa, sizeof(numa), g->numa_node >= 0 ? "%d" : "-", g->numa_node);
@@ -83,22 +100,31 @@ static int print_table(const struct kerf_gpu_inventory *inv)
 			index, g->uuid, g->model ? g->model : g->name, mem,
 			g->bus_id, numa, mig, link, st,
 		};
-		kerf_table_row(&t, cells);
+		errors_text(g, errs, sizeof(errs));
+		const char *wide_cells[] = {
+			index, g->uuid, g->model ? g->model : "-", g->name, mem,
+			g->bus_id, numa, mig, link, g->lost ? "Lost" : g->nr_errors ? "errors" : "OK",
+			errs,
+		};
+		kerf_table_row(&t, wide ? wide_cells : cells);
 	}
 	int ret = kerf_table_print(&t, stdout);
 	kerf_table_release(&t);
 	return ret;
 }
 
-static int print_json(const struct kerf_gpu_inventory *inv)
+/* The GpuInventory document (docs/schema/GpuInventory.json). */
+static int print_doc(const struct kerf_gpu_inventory *inv, enum kerf_cli_output fmt)
 {
-	json_t *j = kerf_gpu_inventory_json(inv);
-	if (!j)
-		return -1;
-	int ret = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_t *j = kerf_gpu_inventory_json(inv), *doc = kerf_cli_doc("GpuInventory");
+
+	if (j && doc && json_object_update(doc, j) == 0) {
+		json_decref(j);
+		return kerf_cli_emit("kerf agent inventory", doc, fmt) ? -1 : 0;
+	}
 	json_decref(j);
-	printf("\n");
-	return ret;
+	json_decref(doc);
+	return -1;
 }
 
 const struct option kerf_agent_inventory_longopts[] = {
@@ -111,8 +137,7 @@ const struct option kerf_agent_inventory_longopts[] = {
 static int agent_inventory(int argc, char **argv)
 {
 	const char *library = NULL;
-	bool json = false;
-	char shown[160];
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
 	int c;
 
 	optind = 1;
@@ -120,14 +145,8 @@ static int agent_inventory(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", kerf_agent_inventory_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (!strcmp(optarg, "json")) {
-				json = true;
-			} else if (strcmp(optarg, "table")) {
-				fprintf(stderr,
-					"kerf agent inventory: -o '%s': unknown output (table or json)\n",
-					kerf_escape(shown, sizeof(shown), optarg));
+			if (kerf_cli_output("kerf agent inventory", optarg, &fmt))
 				return 2;
-			}
 			break;
 		case 'l':
 			library = optarg;
@@ -136,7 +155,12 @@ static int agent_inventory(int argc, char **argv)
 			printf("%s", usage_line);
 			printf("\nthe node's GPUs as NVML reports them: identity, memory, NUMA node,\n"
 			       "MIG mode and instances, NVLink links and domains, per-GPU errors.\n"
-			       "NVML is libnvidia-ml.so.1, or --nvml-library, or $%s.\n",
+			       "NVML is libnvidia-ml.so.1, or --nvml-library, or $%s.\n"
+			       "  -o, --output FMT   table (default), wide (NVML's name and every\n"
+			       "                     error of each GPU), json or yaml (one GpuInventory\n"
+			       "                     document, docs/schema/GpuInventory.json)\n"
+			       "exit status: 0 NVML read (GPUs with errors included), 1 NVML could\n"
+			       "not be read (the inventory is Unknown, with the reason), 2 usage\n",
 			       KERF_NVML_LIBRARY_ENV);
 			return 0;
 		default:
@@ -162,7 +186,8 @@ static int agent_inventory(int argc, char **argv)
 			status = 1;
 		kerf_nvml_close(&nv);
 	}
-	if ((json ? print_json(&inv) : print_table(&inv)) < 0) {
+	if ((kerf_cli_output_is_doc(fmt) ? print_doc(&inv, fmt)
+					 : print_table(&inv, fmt == KERF_OUT_WIDE)) < 0) {
 		fprintf(stderr, "kerf agent inventory: out of memory\n");
 		status = 1;
 	}

@@ -3,7 +3,7 @@
  * (actuate/mig_actuate.h, docs/agent.md "MIG actuation").
  *
  *   kerf agent mig plan  (--want PROFILE=N[,..] | --assigned GPU:PROFILE@START[,..])
- *                        [--in-use GPU:PROFILE@START[,..]] [-o table|json]
+ *                        [--in-use GPU:PROFILE@START[,..]] [-o table|wide|json|yaml]
  *   kerf agent mig apply ... [--dry-run]
  *   kerf agent mig enable|disable --gpu N
  *
@@ -26,18 +26,27 @@
 #include "base/buf.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "cmd/spec.h"
 #include "nvml/nvml_load.h"
 
 static const char prog[] = "kerf agent mig";
 static const char usage_line[] =
 	"usage: kerf agent mig plan|apply (--want PROFILE=N[,..] | --assigned GPU:PROFILE@START[,..])\n"
-	"                      [--in-use GPU:PROFILE@START[,..]] [--dry-run] [-o table|json]\n"
-	"                      [--nvml-library PATH]\n"
+	"                      [--in-use GPU:PROFILE@START[,..]] [--dry-run]\n"
+	"                      [-o table|wide|json|yaml] [--nvml-library PATH]\n"
 	"       kerf agent mig enable|disable --gpu N [--nvml-library PATH]\n";
 
+static const char help_text[] =
+	"  -o, --output FMT   plan, apply: table (default), wide (each instance's\n"
+	"                     GPU instance id), json or yaml (one MigActuation\n"
+	"                     document, docs/schema/MigActuation.json)\n"
+	"exit status: 0 every step done (or planned), 1 a step failed or NVML\n"
+	"could not be read, 2 usage\n";
+
 struct args {
-	bool apply, json, dry_run;
+	bool apply, dry_run;
+	enum kerf_cli_output fmt;
 	const char *want, *library;
 	struct kerf_mig_ref assigned[KERF_MIG_MAX_REFS];
 	struct kerf_mig_ref in_use[2 * KERF_MIG_MAX_REFS];  /* --in-use, then --assigned */
@@ -92,7 +101,7 @@ static int parse_want(const char *s, const struct kerf_mig_model *m, uint16_t *w
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void print_layout(const struct kerf_mig_gpus *g, unsigned n)
+static void print_layout(const struct kerf_mig_gpus *g, unsigned n, bool wide)
 {
 	const struct kerf_mig_layout *l = &g->node.gpus[n];
 
@@ -100,9 +109,14 @@ static void print_layout(const struct kerf_mig_gpus *g, unsigned n)
 	if (!l->nr)
 		printf(" no instances");
 	for (unsigned i = 0; i < l->nr; i++)
-		printf("%s %s@%u%s%s", i ? "," : "", g->node.model->profiles[l->inst[i].profile].name,
-		       l->inst[i].start, g->nr_cis[n][i] ? "" : " (no compute instance)",
+	{
+		printf("%s %s@%u", i ? "," : "", g->node.model->profiles[l->inst[i].profile].name,
+		       l->inst[i].start);
+		if (wide)
+			printf(" (gi %u, %u ci)", g->gi_id[n][i], g->nr_cis[n][i]);
+		printf("%s%s", g->nr_cis[n][i] ? "" : " (no compute instance)",
 		       l->inst[i].in_use ? " (in use)" : "");
+	}
 	printf("\n");
 }
 
@@ -113,7 +127,7 @@ static const char *state_name(enum kerf_mig_step_state s, bool ran)
 	return s == KERF_MIG_STEP_DONE ? "done" : s == KERF_MIG_STEP_FAILED ? "FAILED" : "not done";
 }
 
-static void print_text(const struct run *r)
+static void print_text(const struct run *r, bool wide)
 {
 	const struct kerf_mig_model *m = r->gpus.node.model;
 
@@ -123,7 +137,7 @@ static void print_text(const struct run *r)
 	printf("\nbefore\n");
 	for (unsigned n = 0; n < r->gpus.node.nr_gpus; n++) {
 		printf("  ");
-		print_layout(&r->gpus, n);
+		print_layout(&r->gpus, n, wide);
 	}
 	printf("plan: %zu action%s, %zu NVML step%s\n", r->plan.nr_actions,
 	       r->plan.nr_actions == 1 ? "" : "s", r->steps.nr, r->steps.nr == 1 ? "" : "s");
@@ -154,7 +168,7 @@ static void print_text(const struct run *r)
 	printf("now (read from NVML)\n");
 	for (unsigned n = 0; n < r->rep.now.node.nr_gpus; n++) {
 		printf("  ");
-		print_layout(&r->rep.now, n);
+		print_layout(&r->rep.now, n, wide);
 	}
 	if (r->rep.legal)
 		printf("layout legal\n");
@@ -184,7 +198,8 @@ static json_t *layout_json(const struct kerf_mig_gpus *g)
 	return a;
 }
 
-static int print_json(const struct run *r)
+/* The MigActuation document (docs/schema/MigActuation.json). */
+static int print_doc(const struct run *r, enum kerf_cli_output fmt)
 {
 	const struct kerf_mig_model *m = r->gpus.node.model;
 	json_t *steps = json_array(), *o;
@@ -195,7 +210,7 @@ static int print_json(const struct run *r)
 				    : s->state == KERF_MIG_STEP_DONE ? "done"
 				    : s->state == KERF_MIG_STEP_FAILED ? "failed" : "notDone";
 		json_t *so = json_pack("{s:i, s:s, s:i, s:s, s:i, s:s}", "step", (int)(k + 1),
-				       "kind", kerf_mig_step_kind_name(s->kind), "gpu", (int)s->gpu,
+				       "operation", kerf_mig_step_kind_name(s->kind), "gpu", (int)s->gpu,
 				       "profile", m->profiles[s->profile].name, "start",
 				       (int)s->start, "state", state);
 		if (so && (s->kind == KERF_MIG_STEP_DESTROY_CI ||
@@ -203,7 +218,8 @@ static int print_json(const struct run *r)
 			json_object_set_new(so, "computeInstanceId", json_integer(s->ci_id));
 		json_array_append_new(steps, so);
 	}
-	o = json_pack("{s:s, s:s, s:o*, s:i, s:o*}", "model", m->name, "leftAlone",
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o*, s:i, s:o*}", "apiVersion", KERF_CLI_API_VERSION,
+		      "kind", "MigActuation", "model", m->name, "leftAlone",
 		      r->gpus.skipped, "before", layout_json(&r->gpus), "actions",
 		      (int)r->plan.nr_actions, "steps", steps);
 	if (o && r->ran) {
@@ -224,10 +240,7 @@ static int print_json(const struct run *r)
 	}
 	if (!o)
 		return -1;
-	int ret = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	printf("\n");
-	json_decref(o);
-	return ret;
+	return kerf_cli_emit(prog, o, fmt) ? -1 : 0;
 }
 
 /* ---- the commands -------------------------------------------------------- */
@@ -281,7 +294,8 @@ static int mig_plan_apply(const struct args *a)
 	}
 	if (ret < 0)
 		goto out;
-	if ((a->json ? print_json(r) : (print_text(r), 0)) < 0) {
+	if ((kerf_cli_output_is_doc(a->fmt) ? print_doc(r, a->fmt)
+					    : (print_text(r, a->fmt == KERF_OUT_WIDE), 0)) < 0) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		goto out;
 	}
@@ -383,19 +397,14 @@ static int parse_options(int argc, char **argv, struct args *a, bool *done)
 			}
 			break;
 		case 'o':
-			if (!strcmp(optarg, "json")) {
-				a->json = true;
-			} else if (strcmp(optarg, "table")) {
-				fprintf(stderr, "%s: -o '%s': unknown output (table or json)\n", prog,
-					kerf_escape(shown, sizeof(shown), optarg));
+			if (kerf_cli_output(prog, optarg, &a->fmt))
 				return 2;
-			}
 			break;
 		case 'l':
 			a->library = optarg;
 			break;
 		case 'h':
-			printf("%s", usage_line);
+			printf("%s%s", usage_line, help_text);
 			return 0;
 		default:
 			kerf_opt_error(prog, c, argv);
@@ -421,7 +430,7 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.gpu = -1;
 	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
-		printf("%s", usage_line);
+		printf("%s%s", usage_line, help_text);
 		return 0;
 	}
 	bool mode = !strcmp(verb, "enable") || !strcmp(verb, "disable");

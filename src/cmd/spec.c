@@ -100,8 +100,9 @@ static const struct kerf_spec_opt sim_check_opts[] = {
 	{ 0 },
 };
 
-static const struct kerf_spec_opt json_opts[] = {
-	FLAG("json", "one JSON document on stdout"),
+static const struct kerf_spec_opt plan_mig_opts[] = {
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
+	FLAG("json", "the same as -o json"),
 	{ 0 },
 };
 
@@ -112,7 +113,8 @@ static const struct kerf_spec_opt sim_mig_opts[] = {
 	TEXT("hours", "H", "hours simulated, 1..8760 (default 24)"),
 	TEXT("load", "PCT", "percent of the compute slices offered, 1..1000 (default 90)"),
 	TEXT("seed", "S", "the demand's seed (default 1)"),
-	FLAG("json", "one JSON document on stdout"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
+	FLAG("json", "the same as -o json"),
 	{ 0 },
 };
 
@@ -192,7 +194,7 @@ static const struct kerf_spec_opt cli_opts[] = {
 };
 
 static const struct kerf_spec_opt agent_inventory_opts[] = {
-	CHOICE("output", 'o', "FMT", "table (default) or json", "table json"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
 	FILE_OPT("nvml-library", "PATH", "libnvidia-ml.so.1 to load"),
 	{ 0 },
 };
@@ -242,7 +244,7 @@ static const struct kerf_spec_opt agent_mig_opts[] = {
 	TEXT("in-use", "GPU:PROFILE@START[,..]", "instances pods use, never destroyed"),
 	FLAG("dry-run", "apply: say what would be done, do nothing"),
 	TEXT("gpu", "N", "enable, disable: the GPU, 0..63"),
-	CHOICE("output", 'o', "FMT", "table (default) or json", "table json"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml", OUTPUT_FORMATS),
 	FILE_OPT("nvml-library", "PATH", "libnvidia-ml.so.1 to load"),
 	{ 0 },
 };
@@ -287,11 +289,11 @@ static const struct kerf_spec specs[] = {
 	{ .path = "sim mig", .run = kerf_cmd_sim_mig, .longopts = kerf_sim_mig_longopts,
 	  .opts = sim_mig_opts,
 	  .summary = "MIG demand: static layouts against dynamic planning",
-	  .synopsis = "[--model M] [--nodes N] [--gpus G] [--hours H] [--load PCT] [--seed S] [--json]" },
+	  .synopsis = "[--model M] [--nodes N] [--gpus G] [--hours H] [--load PCT] [--seed S] [-o FMT]" },
 	{ .path = "plan-mig", .run = kerf_cmd_plan_mig, .longopts = kerf_plan_mig_longopts,
-	  .opts = json_opts, .operand = KERF_VALUE_FILE,
+	  .opts = plan_mig_opts, .operand = KERF_VALUE_FILE,
 	  .summary = "the MIG plan for a node description",
-	  .synopsis = "FILE [--json]" },
+	  .synopsis = "FILE [-o FMT]" },
 	{ .path = "serve", .run = kerf_cmd_serve, .longopts = kerf_serve_longopts,
 	  .more_longopts = kerf_admission_longopts,
 	  .nr_more_longopts = KERF_ADM_OPT_NR, .opts = serve_opts,
