@@ -17,6 +17,9 @@ The cases are in tests/cli/output/*.cases (JSON: a list of objects):
   kind     the kind of the JSON document; docs/schema/KIND.json validates it
   formats  the formats to run (default all four)
   alias    an option that must print exactly what -o json prints ("--json")
+  env      environment variables for every run of the case ({"NAME":
+           "value"}, with {src}, {build} and {tmp} expanded): the fake
+           libnvidia-ml's script (KERF_FAKE_NVML_SCRIPT)
   mask     regular expressions whose matches (wall times) are replaced by
            "<masked>" before a golden comparison
   freeKeys object keys whose members are named by data (profile names),
@@ -58,8 +61,9 @@ def ok(cond, what, detail=''):
     return check(what, cond, detail)
 
 
-def run(args, tmp):
+def run(args, tmp, extra=None):
     env = dict(os.environ, KERF_PROGRESS_AFTER_MS='600000', NO_COLOR='1')
+    env.update(extra or {})
     env.pop('KERF_SERVER', None)
     return subprocess.run([KERF] + args, capture_output=True, text=True,
                           cwd=tmp, env=env, timeout=600)
@@ -145,16 +149,17 @@ def data_case(case, tmp):
     name, masks = case['name'], case.get('mask', [])
     fmts = case.get('formats', ['table', 'wide', 'json', 'yaml'])
     docs = {}
+    extra = {k: expand([v], tmp)[0] for k, v in case.get('env', {}).items()}
     for step in case.get('setup', []):
         args = step['args'] if isinstance(step, dict) else step
-        r = run(expand(args, tmp), tmp)
+        r = run(expand(args, tmp), tmp, extra)
         ok(r.returncode == 0, 'kerf %s: exit 0 (setup)' % ' '.join(args), r.stderr[-400:])
         if isinstance(step, dict) and 'stdout' in step:
             with open(expand([step['stdout']], tmp)[0], 'w') as f:
                 f.write(r.stdout)
     for fmt in fmts:
         what = 'kerf %s -o %s' % (' '.join(case['args']), fmt)
-        r = run(expand(case['args'], tmp) + ['-o', fmt], tmp)
+        r = run(expand(case['args'], tmp) + ['-o', fmt], tmp, extra)
         ok(r.returncode == case['exit'], what + ': exit %d' % case['exit'],
            'exit %d; stderr: %s' % (r.returncode, r.stderr[-800:]))
         golden('%s.%s' % (name, EXT[fmt]), masked(r.stdout, masks), what)
@@ -179,8 +184,8 @@ def data_case(case, tmp):
         ok(j == y, 'kerf %s: -o yaml holds the same data as -o json' % ' '.join(case['args']))
     if case.get('alias'):
         what = 'kerf %s %s' % (' '.join(case['args']), case['alias'])
-        r = run(expand(case['args'], tmp) + [case['alias']], tmp)
-        j = run(expand(case['args'], tmp) + ['-o', 'json'], tmp)
+        r = run(expand(case['args'], tmp) + [case['alias']], tmp, extra)
+        j = run(expand(case['args'], tmp) + ['-o', 'json'], tmp, extra)
         ok(r.returncode == case['exit'] and
            masked(r.stdout, masks) == masked(j.stdout, masks),
            what + ' prints what -o json prints')
