@@ -443,6 +443,11 @@ int kerf_cmd_agent_mig(int argc, char **argv)
 	int status = parse_options(argc, argv, &a, &done);
 	if (done)
 		return status;
+	/* enable and disable print one line of text: no document to give */
+	if (mode && kerf_cli_output_is_doc(a.fmt)) {
+		fprintf(stderr, "%s: %s: -o json and -o yaml are for plan and apply\n", prog, verb);
+		return 2;
+	}
 	if (mode)
 		return mig_mode(&a, !strcmp(verb, "enable") ? NVML_DEVICE_MIG_ENABLE
 							    : NVML_DEVICE_MIG_DISABLE);
