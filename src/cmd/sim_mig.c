@@ -92,11 +92,12 @@ static void print_table(const struct kerf_migsim_opts *o,
 			const struct kerf_migsim_result *res, int best_static,
 			bool wide)
 {
-	char pct[32], p50[32], p99[32], gh[32];
+	char pct[32], p50[32], p99[32], gh[32], span[32];
 
 	kerf_units_percent((double)o->load_pct, 0, pct, sizeof(pct));
-	printf("MIG day: %u nodes x %u %s, %u h, %s of the compute slices offered, seed %" PRIu64 "\n",
-	       o->nodes, o->gpus_per_node, o->model, o->hours, pct, o->seed);
+	kerf_units_duration((int64_t)o->hours * 3600 * 1000, span, sizeof(span));
+	printf("MIG day: %u nodes x %u %s, %s, %s of the compute slices offered, seed %" PRIu64 "\n",
+	       o->nodes, o->gpus_per_node, o->model, span, pct, o->seed);
 	printf("%-16s %8s %8s %8s %8s %9s", "policy", "requests", "started", "waiting",
 	       "slices", "slice-h");
 	if (wide) {
