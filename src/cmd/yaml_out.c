@@ -76,9 +76,10 @@ static int emit(yaml_emitter_t *e, const json_t *j)
 		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(j));
 		return scalar(e, num, false);
 	case JSON_REAL:
-		snprintf(num, sizeof(num), "%.17g", json_real_value(j));
+		/* 15 significant digits at most, as -o json (cmd/output.c) */
+		snprintf(num, sizeof(num), "%.15g", json_real_value(j));
 		/* 1.5 stays 1.5: shortest text that reads back the same */
-		for (int prec = 1; prec < 17; prec++) {
+		for (int prec = 1; prec < 15; prec++) {
 			double r = json_real_value(j), mag = r < 0 ? -r : r;
 			char t[64];
 			double d;
