@@ -15,6 +15,7 @@
 #include "base/parse.h"
 #include "cmd/cmd.h"
 #include "cmd/opt.h"
+#include "cmd/output.h"
 #include "cmd/sim_report.h"
 #include "cmd/spec.h"
 #include "core/policy.h"
@@ -81,7 +82,11 @@ static void openb_options(FILE *out)
 		"  --inflate X               workload as a multiple of GPU capacity,\n"
 		"                            0.01..10, 2 decimals (default 1.3)\n"
 		"  --curve FILE              write the allocation curve as CSV\n"
-		"  --json                    one JSON object per policy on stdout\n"
+		"  -o, --output FMT          table (default), wide (each seed's figure and\n"
+		"                            the defrag's tries too), json or yaml: one\n"
+		"                            OpenbRun document (docs/schema/OpenbRun.json),\n"
+		"                            an item per policy\n"
+		"  --json                    the same as -o json\n"
 		"  --jobs N                  worker threads, 1..64 (default: online CPUs)\n"
 		"  --policy-options S        key=value,... for the policies chosen, checked\n"
 		"                            before the run (see docs/placement.md)\n"
@@ -96,6 +101,8 @@ static void openb_options(FILE *out)
 		"  --report FILE             write a report with the allocation curves;\n"
 		"                            FILE.html or FILE.md (docs/reports.md)\n"
 		"  -q, --quiet               no progress lines on stderr (shown after 2 s)\n"
+		"\n"
+		"exit status: 0 done, 1 a file could not be read or a run failed, 2 usage\n"
 		"\n"
 		"policies:\n",
 		KERF_POLICY_DEFAULT);
@@ -233,6 +240,41 @@ static int add_curve(struct kerf_report *rep, const struct kerf_batch_summary *s
 	return kerf_report_add_curve(rep, sum->policy, x, y, n);
 }
 
+/*
+ * The OpenbRun document without its items (docs/schema/OpenbRun.json):
+ * the trace, the seeds and the options that shape the figures.
+ */
+static json_t *openb_doc(const struct kerf_openb *trace, const uint64_t *seeds,
+			 size_t nr_seeds, const struct kerf_run_opts *opts)
+{
+	json_t *doc = kerf_cli_doc("OpenbRun"), *s = json_array(), *body;
+
+	for (size_t i = 0; s && i < nr_seeds; i++)
+		json_array_append_new(s, json_integer((json_int_t)seeds[i]));
+	body = json_pack("{s:{s:I, s:I}, s:o, s:i, s:{s:s?, s:b, s:I, s:f, s:f, s:f}}",
+			 "trace", "nodes", (json_int_t)trace->nr_nodes,
+			 "pods", (json_int_t)trace->nr_pods,
+			 "seeds", s,
+			 "inflatePercent", opts->inflate_pct,
+			 "options",
+			 "policyOptions", opts->policy_options,
+			 "defrag", opts->defrag,
+			 "defragMovesPerHour",
+			 (json_int_t)opts->defrag_budget.max_moves_per_hour,
+			 /* milli-GPU x ms per hour, as GPU-hours per hour */
+			 "defragLostGpuHoursPerHour",
+			 (double)opts->defrag_budget.max_lost_milli_ms_per_hour /
+				 (1000.0 * 3600 * 1000),
+			 "arrivalSeconds", (double)opts->arrival_ms / 1000.0,
+			 "checkpointSeconds", (double)opts->checkpoint_ms / 1000.0);
+	if (!doc || !body || json_object_update(doc, body) < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	json_decref(body);
+	return doc;
+}
+
 const struct option kerf_sim_openb_longopts[] = {
 	{ "nodes", required_argument, NULL, 'n' },
 	{ "pods", required_argument, NULL, 'p' },
@@ -241,8 +283,9 @@ const struct option kerf_sim_openb_longopts[] = {
 	{ "inflate", required_argument, NULL, 'i' },
 	{ "curve", required_argument, NULL, 'c' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'J' },
-	{ "policy-options", required_argument, NULL, 'o' },
+	{ "policy-options", required_argument, NULL, 'O' },
 	{ "defrag", no_argument, NULL, 'D' },
 	{ "defrag-moves-per-hour", required_argument, NULL, 'M' },
 	{ "defrag-lost-per-hour", required_argument, NULL, 'L' },
@@ -275,7 +318,9 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	struct kerf_err err = { 0 };
 	struct kerf_run *runs = NULL;
 	FILE *curve = NULL;
-	bool json = false;
+	enum kerf_cli_output fmt = KERF_OUT_TABLE;
+	bool json = false, fmt_given = false;
+	json_t *doc = NULL, *items = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, status = 0;
 
@@ -284,7 +329,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	kerf_sim_out_init(&out, "kerf sim openb");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hq", kerf_sim_openb_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hqo:", kerf_sim_openb_longopts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
@@ -321,6 +366,11 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'o':
+			if (kerf_cli_output("kerf sim openb", optarg, &fmt))
+				return 2;
+			fmt_given = true;
+			break;
 		case 'J':
 			if (kerf_parse_u64_opt("--jobs", optarg, 1, 64, &v, &err) < 0) {
 				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
@@ -328,7 +378,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			}
 			jobs = (long)v;
 			break;
-		case 'o':
+		case 'O':
 			if (check_policy_options(optarg, &err) < 0) {
 				fprintf(stderr, "kerf sim openb: %s\n", err.msg);
 				return 2;
@@ -391,6 +441,13 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		fprintf(stderr, "kerf sim openb: --nodes and --pods are required\n");
 		return 2;
 	}
+	if (json && fmt_given && fmt != KERF_OUT_JSON) {
+		fprintf(stderr, "kerf sim openb: --json is -o json; it cannot go with -o %s\n",
+			fmt == KERF_OUT_TABLE ? "table" : fmt == KERF_OUT_WIDE ? "wide" : "yaml");
+		return 2;
+	}
+	if (json)
+		fmt = KERF_OUT_JSON;
 	/* the keys and values for the policies chosen, before any work */
 	if (kerf_policy_check_options(policies, nr_policies,
 				      opts.policy_options, &err) < 0) {
@@ -429,7 +486,15 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		}
 		kerf_report_curve_head(curve);
 	}
-	if (!json) {
+	if (kerf_cli_output_is_doc(fmt)) {
+		doc = openb_doc(&trace, seeds, nr_seeds, &opts);
+		items = json_array();
+		if (!doc || !items || json_object_set(doc, "items", items) < 0) {
+			fprintf(stderr, "kerf sim openb: out of memory\n");
+			status = 1;
+			goto out;
+		}
+	} else {
 		printf("openb: %zu nodes, %zu pods in the trace; %zu seeds; workload %d%% of GPU capacity\n",
 		       trace.nr_nodes, trace.nr_pods, nr_seeds, opts.inflate_pct);
 		kerf_report_table_head(stdout);
@@ -452,11 +517,16 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			break;
 		}
 		kerf_progress_clear(&out.progress);   /* the row goes below */
-		if (json)
-			kerf_report_json(stdout, sum, runs, nr_seeds);
-		else
-			kerf_report_table_row(stdout, sum);
-		fflush(stdout);
+		if (items) {
+			if (json_array_append_new(items, kerf_report_item(sum, runs, nr_seeds)) < 0) {
+				fprintf(stderr, "kerf sim openb: out of memory\n");
+				status = 1;
+			}
+		} else {
+			kerf_report_table_row(stdout, sum, runs, nr_seeds,
+					      fmt == KERF_OUT_WIDE);
+			fflush(stdout);
+		}
 		if (curve)
 			kerf_report_curve_rows(curve, sum, opts.inflate_pct);
 		if (out.path && add_curve(&out.rep, sum, opts.inflate_pct) < 0) {
@@ -475,7 +545,14 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 			 trace.nr_nodes, trace.nr_pods, nr_seeds, opts.inflate_pct);
 		status = kerf_sim_out_commit(&out);
 	}
+	/* the one document, once every policy ran */
+	if (status == 0 && doc) {
+		status = kerf_cli_emit("kerf sim openb", doc, fmt);
+		doc = NULL;
+	}
 out:
+	json_decref(items);
+	json_decref(doc);
 	if (curve && fclose(curve) != 0) {
 		char shown[160];
 

@@ -34,7 +34,8 @@ static const struct kerf_spec_opt sim_openb_opts[] = {
 	TEXT("seeds", "A-B|A,B,...", "seeds, at most 1000, each once (default 42-51)"),
 	TEXT("inflate", "X", "workload as a multiple of GPU capacity, 0.01..10 (default 1.3)"),
 	FILE_OPT("curve", "FILE", "write the allocation curve as CSV"),
-	FLAG("json", "one JSON object per policy on stdout"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml: one OpenbRun document", OUTPUT_FORMATS),
+	FLAG("json", "the same as -o json"),
 	TEXT("jobs", "N", "worker threads, 1..64 (default: online CPUs)"),
 	TEXT("policy-options", "KEY=N,...", "settings of the policies chosen, checked before the run"),
 	FLAG("defrag", "move best-effort pods to place pods that fit nowhere"),
@@ -97,6 +98,7 @@ static const struct kerf_spec_opt what_if_opts[] = {
 static const struct kerf_spec_opt sim_check_opts[] = {
 	TEXT("runs", "N", "how many random scenarios (default 100)"),
 	TEXT("seed", "S", "the first scenario's seed (default 1)"),
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml: one CheckRun document", OUTPUT_FORMATS),
 	{ 0 },
 };
 
@@ -249,6 +251,12 @@ static const struct kerf_spec_opt agent_mig_opts[] = {
 	{ 0 },
 };
 
+static const struct kerf_spec_opt sim_placement_opts[] = {
+	CHOICE("output", 'o', "FMT", "table (default), wide, json or yaml: one PlacementComparison document",
+	       OUTPUT_FORMATS),
+	{ 0 },
+};
+
 static const struct kerf_spec_opt no_opts[] = { { 0 } };
 
 /*
@@ -259,9 +267,10 @@ static const struct kerf_spec specs[] = {
 	{ .path = "sim", .run = kerf_cmd_sim, .longopts = kerf_sim_day_longopts, .opts = sim_day_opts,
 	  .summary = "the simulator: the built-in day, scenario files, the openb trace, MIG",
 	  .synopsis = "" },
-	{ .path = "sim placement", .run = kerf_cmd_sim_demo, .opts = no_opts,
+	{ .path = "sim placement", .run = kerf_cmd_sim_demo, .longopts = kerf_sim_demo_longopts,
+	  .opts = sim_placement_opts,
 	  .summary = "the placement demo: kerf against first-fit, best-fit and FGD",
-	  .synopsis = "" },
+	  .synopsis = "[-o table|wide|json|yaml]" },
 	{ .path = "sim run", .run = kerf_cmd_sim_run, .longopts = kerf_sim_run_longopts,
 	  .opts = sim_run_opts, .operand = KERF_VALUE_FILE,
 	  .summary = "run a time-mode scenario file; exit 3 when a workload still waits",
@@ -272,8 +281,8 @@ static const struct kerf_spec specs[] = {
 	  .synopsis = "FILE --at TIME|end [-o OUT]" },
 	{ .path = "sim check", .run = kerf_cmd_sim_check, .longopts = kerf_sim_check_longopts,
 	  .opts = sim_check_opts,
-	  .summary = "random scenarios, every invariant checked after every event",
-	  .synopsis = "[--runs N] [--seed S]" },
+	  .summary = "random scenarios, every invariant checked after every event; exit 3 on a violation",
+	  .synopsis = "[--runs N] [--seed S] [-o table|wide|json|yaml]" },
 	{ .path = "sim openb", .run = kerf_cmd_sim_openb, .longopts = kerf_sim_openb_longopts,
 	  .opts = sim_openb_opts,
 	  .summary = "the openb trace placed by each policy, seed by seed",

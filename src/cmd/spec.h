@@ -119,6 +119,7 @@ int kerf_cmd_man(int argc, char **argv);
 /* The commands' getopt tables, each defined in its command's file. */
 extern const struct option kerf_sim_openb_longopts[];
 extern const struct option kerf_sim_check_longopts[];
+extern const struct option kerf_sim_demo_longopts[];
 extern const struct option kerf_sim_run_longopts[];
 extern const struct option kerf_sim_mig_longopts[];
 extern const struct option kerf_sim_gpuspec_longopts[];

@@ -300,6 +300,11 @@ struct checker {
 	uint64_t shared, in_tenant;     /* GPUs shared by fractions, per event */
 	uint64_t mig_in_use, mig_gpus_shared; /* MIG instances in use, per event */
 	char first[512];
+	/* the first violation's parts, for -o json */
+	int64_t first_ms;
+	uint64_t first_event;
+	const char *first_kind;
+	char first_what[384];
 };
 
 static const char *const kind_names[] = {
@@ -318,6 +323,12 @@ static int violation(struct checker *c, const struct kerf_timesim *ts,
 			 "seed %" PRIu64 " t=%" PRId64 "ms event %" PRIu64 " (%s): %s",
 			 c->seed, ts->now_ms, ts->nr_events, kind_names[ev->kind],
 			 what);
+	if (c->violations == 1) {
+		c->first_ms = ts->now_ms;
+		c->first_event = ts->nr_events;
+		c->first_kind = kind_names[ev->kind];
+		snprintf(c->first_what, sizeof(c->first_what), "%s", what);
+	}
 	return 1;  /* stop this run: later state is not trustworthy */
 }
 
@@ -671,6 +682,14 @@ static void record(struct kerf_check_result *res, const struct checker *c,
 		res->first_bad_seed = seed;
 		memcpy(res->first_violation, c->first, sizeof(c->first));
 	}
+	if (!res->last.valid) {
+		res->last.valid = true;
+		res->last.seed = seed;
+		res->last.time_ms = c->first_ms;
+		res->last.event = c->first_event;
+		res->last.kind = c->first_kind;
+		memcpy(res->last.what, c->first_what, sizeof(res->last.what));
+	}
 	res->violations += c->violations;
 }
 
@@ -724,6 +743,11 @@ static int run_one(uint64_t seed, struct kerf_check_result *res,
 	checker_release(&a);
 	checker_release(&b);
 	return rc;
+}
+
+int kerf_check_status(const struct kerf_check_result *r)
+{
+	return r->violations || r->mismatches ? 3 : 0;
 }
 
 int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,

@@ -24,6 +24,7 @@
 #ifndef KERF_SIM_CHECK_H
 #define KERF_SIM_CHECK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -55,6 +56,16 @@ struct kerf_check_result {
 	uint64_t mismatches;            /* seeds whose restarted run differed */
 	uint64_t first_mismatch_seed;
 	char first_mismatch[256];
+	/* the first violation recorded since the caller cleared last.valid
+	 * (kerf sim check clears it before each seed, to list them all) */
+	struct {
+		bool valid;
+		uint64_t seed;
+		int64_t time_ms;        /* simulated time of the event */
+		uint64_t event;         /* the event's number in the run */
+		const char *kind;       /* "arrival", "node", ... */
+		char what[384];         /* the invariant broken, in words */
+	} last;
 };
 
 /* Generate the random scenario of a seed (the caller releases it). */
@@ -72,5 +83,9 @@ int kerf_check_prepare(uint64_t seed, struct kerf_scenario *sc,
 /* Run seeds first..first+runs-1; results accumulate into r. */
 int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
 		   struct kerf_err *err);
+
+/* kerf sim check's exit status for r: 3 when an invariant was violated
+ * or a restarted run decided differently, else 0. */
+int kerf_check_status(const struct kerf_check_result *r);
 
 #endif /* KERF_SIM_CHECK_H */

@@ -1,7 +1,11 @@
 #include "sim/openb_report.h"
 
-#include <jansson.h>
+#include <inttypes.h>
 #include <math.h>
+
+#include <jansson.h>
+
+#include "base/units.h"
 
 void kerf_report_table_head(FILE *out)
 {
@@ -10,16 +14,40 @@ void kerf_report_table_head(FILE *out)
 		"pods/s", "wall");
 }
 
-void kerf_report_table_row(FILE *out, const struct kerf_batch_summary *s)
+void kerf_report_table_row(FILE *out, const struct kerf_batch_summary *s,
+			   const struct kerf_run *runs, size_t nr_runs, bool wide)
 {
-	fprintf(out, "%-15s %9.2f ± %4.2f %% %9.2f %% %12.1f %10.0f %7.2f s\n",
-		s->policy, s->unalloc_pct_100_mean, s->unalloc_pct_100_sd,
-		s->alloc_pct_end_mean, s->failed_pods_mean, s->decisions_per_s,
-		s->wall_s);
-	if (s->defrag)
-		fprintf(out, "%-15s   defrag up to 100%% arrival: %.1f pods placed by %.1f moves, %.2f GPU-hours lost (means)\n",
-			"", s->defrag_rescued_mean, s->defrag_moves_mean,
-			s->defrag_lost_gpu_hours_mean);
+	char mean[24], sd[24], unalloc[64], end[24], wall[24], lost[32];
+
+	kerf_units_percent(s->unalloc_pct_100_mean, 2, mean, sizeof(mean));
+	kerf_units_percent(s->unalloc_pct_100_sd, 2, sd, sizeof(sd));
+	snprintf(unalloc, sizeof(unalloc), "%s ± %s", mean, sd);
+	kerf_units_percent(s->alloc_pct_end_mean, 2, end, sizeof(end));
+	kerf_units_elapsed(s->wall_s, wall, sizeof(wall));
+	/* '±' is two bytes and one column: one more byte of width */
+	fprintf(out, "%-15s %19s %11s %12.1f %10.0f %9s\n", s->policy, unalloc,
+		end, s->failed_pods_mean, s->decisions_per_s, wall);
+	if (s->defrag) {
+		kerf_units_gpu_hours(s->defrag_lost_gpu_hours_mean, lost, sizeof(lost));
+		fprintf(out, "%-15s   defrag up to 100%% arrival: %.1f pods placed by %.1f moves, %s lost (means)\n",
+			"", s->defrag_rescued_mean, s->defrag_moves_mean, lost);
+		if (wide)
+			fprintf(out, "%-15s   defrag tries: %.1f pods fit nowhere, %.1f with no node where moves help, %.1f plans failed, %.1f over budget (means)\n",
+				"", s->defrag_attempts_mean, s->defrag_no_candidate_mean,
+				s->defrag_tries_failed_mean, s->defrag_over_budget_mean);
+	}
+	if (!wide)
+		return;
+	/* wide: each seed's unallocated GPU, so a spread can be traced to
+	 * the seed that makes it */
+	fprintf(out, "%-15s   unalloc @100%% by seed:", "");
+	for (size_t i = 0; i < nr_runs; i++) {
+		char pct[24];
+
+		kerf_units_percent(runs[i].unalloc_pct_100, 2, pct, sizeof(pct));
+		fprintf(out, "%s %" PRIu64 " %s", i ? "," : "", runs[i].seed, pct);
+	}
+	fputc('\n', out);
 }
 
 static json_t *real_or_null(double v)
@@ -29,11 +57,12 @@ static json_t *real_or_null(double v)
 
 /*
  * GPUs dropped before arrivals reached 100 %, mean over runs, by class:
- * "fraction", "gpu1", "gpu2", ... (classes with none are left out).
+ * [{"name": "fraction", "gpus": X}, {"name": "gpu1", ...}, ...] (classes
+ * with none are left out).
  */
 static json_t *failed_by_class(const struct kerf_run *runs, size_t nr_runs)
 {
-	json_t *cls = json_object();
+	json_t *cls = json_array();
 
 	for (int k = 0; k < KERF_POD_CLASSES && cls; k++) {
 		char name[16];
@@ -47,65 +76,53 @@ static json_t *failed_by_class(const struct kerf_run *runs, size_t nr_runs)
 			snprintf(name, sizeof(name), "fraction");
 		else
 			snprintf(name, sizeof(name), "gpu%d", k);
-		json_object_set_new(cls, name,
-				    json_real(v / (double)nr_runs / KERF_GPU_MILLI));
+		json_array_append_new(cls, json_pack("{s:s, s:f}", "name", name,
+						     "gpus", v / (double)nr_runs / KERF_GPU_MILLI));
 	}
 	return cls;
 }
 
-int kerf_report_json(FILE *out, const struct kerf_batch_summary *s,
-		     const struct kerf_run *runs, size_t nr_runs)
+static json_t *defrag_item(const struct kerf_batch_summary *s)
 {
-	json_t *o = json_object(), *seeds = json_array(), *per = json_array();
-	int rc;
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "movesMean", s->defrag_moves_mean,
+			 "rescuedPodsMean", s->defrag_rescued_mean,
+			 "lostGpuHoursMean", s->defrag_lost_gpu_hours_mean,
+			 "attemptsMean", s->defrag_attempts_mean,
+			 "noCandidateMean", s->defrag_no_candidate_mean,
+			 "triesFailedMean", s->defrag_tries_failed_mean,
+			 "overBudgetMean", s->defrag_over_budget_mean);
+}
 
-	if (!o || !seeds || !per) {
+json_t *kerf_report_item(const struct kerf_batch_summary *s,
+			 const struct kerf_run *runs, size_t nr_runs)
+{
+	json_t *o, *per = json_array();
+
+	for (size_t i = 0; per && i < nr_runs; i++)
+		json_array_append_new(per, json_pack("{s:I, s:o}", "seed",
+						     (json_int_t)runs[i].seed,
+						     "unallocPercentAt100",
+						     real_or_null(runs[i].unalloc_pct_100)));
+	o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:f, s:o, s:f, s:f, s:f, s:f, s:f}",
+		      "policy", s->policy,
+		      "unallocPercentAt100Mean", real_or_null(s->unalloc_pct_100_mean),
+		      "unallocPercentAt100Sd", real_or_null(s->unalloc_pct_100_sd),
+		      "seeds", per,
+		      "allocPercentAt130Mean", real_or_null(s->alloc_pct_130_mean),
+		      "allocPercentAtEndMean", real_or_null(s->alloc_pct_end_mean),
+		      "podsMean", s->pods_mean,
+		      "failedGpusAt100ByClass", failed_by_class(runs, nr_runs),
+		      "failedPodsMean", s->failed_pods_mean,
+		      "podsPerSecond", s->decisions_per_s,
+		      "nodeEvalsMean", s->node_evals_mean,
+		      "cacheHitsMean", s->cache_hits_mean,
+		      "wallSeconds", s->wall_s);
+	if (o && s->defrag && json_object_set_new(o, "defrag", defrag_item(s)) < 0) {
 		json_decref(o);
-		json_decref(seeds);
-		json_decref(per);
-		return -1;
+		return NULL;
 	}
-	for (size_t i = 0; i < nr_runs; i++) {
-		json_array_append_new(seeds, json_integer((json_int_t)runs[i].seed));
-		json_array_append_new(per, real_or_null(runs[i].unalloc_pct_100));
-	}
-	json_object_set_new(o, "policy", json_string(s->policy));
-	json_object_set_new(o, "seeds", seeds);
-	json_object_set_new(o, "unalloc_pct_100_mean",
-			    real_or_null(s->unalloc_pct_100_mean));
-	json_object_set_new(o, "unalloc_pct_100_sd",
-			    real_or_null(s->unalloc_pct_100_sd));
-	json_object_set_new(o, "unalloc_pct_100", per);
-	json_object_set_new(o, "alloc_pct_130_mean",
-			    real_or_null(s->alloc_pct_130_mean));
-	json_object_set_new(o, "alloc_pct_end_mean",
-			    real_or_null(s->alloc_pct_end_mean));
-	json_object_set_new(o, "pods_mean", json_real(s->pods_mean));
-	json_object_set_new(o, "failed_gpus_100_by_class",
-			    failed_by_class(runs, nr_runs));
-	json_object_set_new(o, "failed_pods_mean", json_real(s->failed_pods_mean));
-	if (s->defrag) {
-		json_object_set_new(o, "defrag_moves_mean", json_real(s->defrag_moves_mean));
-		json_object_set_new(o, "defrag_rescued_mean", json_real(s->defrag_rescued_mean));
-		json_object_set_new(o, "defrag_lost_gpu_hours_mean",
-				    json_real(s->defrag_lost_gpu_hours_mean));
-		json_object_set_new(o, "defrag_attempts_mean",
-				    json_real(s->defrag_attempts_mean));
-		json_object_set_new(o, "defrag_no_candidate_mean",
-				    json_real(s->defrag_no_candidate_mean));
-		json_object_set_new(o, "defrag_tries_failed_mean",
-				    json_real(s->defrag_tries_failed_mean));
-		json_object_set_new(o, "defrag_over_budget_mean",
-				    json_real(s->defrag_over_budget_mean));
-	}
-	json_object_set_new(o, "decisions_per_s", json_real(s->decisions_per_s));
-	json_object_set_new(o, "node_evals_mean", json_real(s->node_evals_mean));
-	json_object_set_new(o, "cache_hits_mean", json_real(s->cache_hits_mean));
-	json_object_set_new(o, "wall_s", json_real(s->wall_s));
-	rc = json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	fputc('\n', out);
-	json_decref(o);
-	return rc;
+	return o;
 }
 
 void kerf_report_curve_head(FILE *out)
