@@ -74,8 +74,9 @@ import json, sys
 tmp, cores, policies = sys.argv[1], sys.argv[2], sys.argv[3:]
 
 def load(path):
+    # one OpenbRun document (docs/schema/OpenbRun.json); one policy ran
     with open(path) as f:
-        return json.loads(f.readline())
+        return json.load(f)["items"][0]
 
 head = "%-15s %14s %9s %12s %14s" % ("policy", "unalloc mean %", "sd",
                                      "wall_s (j=1)", "wall_s (j=%s)" % cores)
@@ -84,14 +85,14 @@ print("-" * len(head))
 differ = []
 for p in policies:
     one, many = load("%s/%s.j1" % (tmp, p)), load("%s/%s.jn" % (tmp, p))
-    u = one["unalloc_pct_100_mean"]
-    if one["unalloc_pct_100"] != many["unalloc_pct_100"]:
+    u = one["unallocPercentAt100Mean"]
+    if one["seeds"] != many["seeds"]:
         differ.append(p)
     print("%-15s %14s %9s %12.2f %14.2f" % (
         p, "n/a" if u is None else "%.2f" % u,
-        "n/a" if one["unalloc_pct_100_sd"] is None
-        else "%.2f" % one["unalloc_pct_100_sd"],
-        one["wall_s"], many["wall_s"]))
+        "n/a" if one["unallocPercentAt100Sd"] is None
+        else "%.2f" % one["unallocPercentAt100Sd"],
+        one["wallSeconds"], many["wallSeconds"]))
 if differ:
     print("WARNING: results differ between --jobs 1 and --jobs %s for: %s"
           % (cores, ", ".join(differ)))

@@ -79,18 +79,18 @@ for n in shapes:
                               "--json"], capture_output=True, text=True,
                              check=True).stdout
         cpu = child_cpu() - cpu0
-        d = json.loads(out.splitlines()[0])
+        d = json.loads(out)["items"][0]     # one OpenbRun document
         runs = len(d["seeds"])
-        per_seed = d["wall_s"] / runs
-        evals = d["node_evals_mean"]
-        hits = d["cache_hits_mean"]
+        per_seed = d["wallSeconds"] / runs
+        evals = d["nodeEvalsMean"]
+        hits = d["cacheHitsMean"]
         if p == "best-fit":
             base = per_seed
         print("%7d %-9s %9.3f %9.3f %12.0f %9.0f %7.1f %8.2f %8s" % (
             n, p, per_seed, cpu / runs, evals,
             1e9 * per_seed / evals if evals else 0,
             100.0 * hits / (hits + evals) if hits + evals else 0,
-            d["unalloc_pct_100_mean"],
+            d["unallocPercentAt100Mean"],
             "%.1f" % (per_seed / base) if base else "-"))
     os.remove(pods)
 PY
