@@ -110,6 +110,15 @@ expect 2 "kerf sim openb: option '--json=1' takes no value" \
 	"$kerf" "${o[@]}" --json=1
 expect 2 "kerf sim openb: unexpected argument 'x\\x1b[2J\\x0ay'" \
 	"$kerf" "${o[@]}" "$esc"
+# -o (issue 13): the format escaped, a value needed, --json only with json
+expect 2 "kerf sim openb: -o 'x\\x1b[2J\\x0ay': expected table, wide, json or yaml" \
+	"$kerf" "${o[@]}" -o "$esc"
+expect 2 "kerf sim openb: option '-o' needs a value" "$kerf" "${o[@]}" -o
+expect 2 "kerf sim openb: --json is -o json; it cannot go with -o yaml" \
+	"$kerf" "${o[@]}" -o yaml --json
+expect 2 "kerf sim openb: --json is -o json; it cannot go with -o wide" \
+	"$kerf" "${o[@]}" --json --output wide
+expect 0 "" "$kerf" "${o[@]}" --seeds 1 --json -o json
 
 # ---- the other subcommands ----------------------------------------------
 expect 2 "kerf: unknown command 'x\\x1b[2J\\x0ay'" "$kerf" "$esc"
@@ -126,6 +135,9 @@ expect 2 "kerf sim check: --runs '1,,2': not a decimal integer (expected 1..1000
 expect 2 "kerf sim check: --seed 18446744073709551615 with --runs 2: the last seed would pass 18446744073709551615" \
 	"$kerf" sim check --seed 18446744073709551615 --runs 2
 expect 2 "kerf sim check: unknown option '-x'" "$kerf" sim check -x
+expect 2 "kerf sim check: option '-o' needs a value" "$kerf" sim check -o
+expect 2 "kerf sim placement: -o 'x\\x1b[2J\\x0ay': expected table, wide, json or yaml" \
+	"$kerf" sim placement -o "$esc"
 expect 2 "kerf sim run: unexpected argument 'x\\x1b[2J\\x0ay'" "$kerf" sim run a.yaml "$esc"
 expect 2 "kerf sim mig: --nodes '4 ': not a decimal integer (expected 1..4096)" "$kerf" sim mig --nodes '4 '
 expect 2 "kerf sim mig: --gpus '17': out of range (expected 1..16)" "$kerf" sim mig --gpus 17
