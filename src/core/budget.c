@@ -50,6 +50,21 @@ void kerf_budget_account(struct kerf_state *st, int64_t dt_ms, int64_t now_ms)
 	}
 }
 
+/*
+ * The time left to a window's reset as the sentence says it: up to the
+ * next whole hour (ten minutes under an hour).  The sentence is a pod's
+ * condition message; a countdown by the minute would change it, and
+ * have it written again, every minute.
+ */
+static int64_t countdown_ms(int64_t ms)
+{
+	int64_t step = ms >= 3600000 ? 3600000 : 600000;
+
+	if (ms <= 0)
+		return 0;
+	return (ms + step - 1) / step * step;
+}
+
 bool kerf_budget_holds(const struct kerf_state *st,
 		       const struct kerf_workload *w, int64_t now_ms, char *text,
 		       size_t size)
@@ -66,7 +81,8 @@ bool kerf_budget_holds(const struct kerf_state *st,
 		/* quantities as every output writes them (base/units.h) */
 		kerf_units_gpu_hours((double)b->used_milli_ms / 3.6e9, spent, sizeof(spent));
 		kerf_units_gpu_hours((double)b->limit_milli_ms / 3.6e9, limit, sizeof(limit));
-		kerf_units_duration(b->window_start_ms + b->window_ms - now_ms, left, sizeof(left));
+		kerf_units_duration(countdown_ms(b->window_start_ms + b->window_ms - now_ms),
+				    left, sizeof(left));
 		if (b->window_ms > 0)
 			snprintf(text, size,
 				 "tenant '%s' spent its GPU-hour budget (%s of %s this window); %s waits until the window resets in %s",

@@ -36,7 +36,7 @@ rc=$(run "$demo")
 check "demo-day: exit 3 with work pending" 3 "$rc"
 check "demo-day: the section counts 8 pending" 0 "$(has 'pending at the end: 8')"
 check "demo-day: train-12 waits for the budget, the core's sentence" 0 \
-	"$(has "team-a/train-12: tenant 'research' spent its GPU-hour budget (714.0 GPU-h of 500.0 GPU-h this window); new work waits until the window resets in 6d12h")"
+	"$(has "team-a/train-12: tenant 'research' spent its GPU-hour budget (714.0 GPU-h of 500.0 GPU-h this window); new work waits until the window resets in 6d13h")"
 check "demo-day: one line per pending workload, train-12 .. train-19" 8 \
 	"$(grep -c "^team-a/train-1[2-9]: tenant 'research' spent its GPU-hour budget" "$tmp/out")"
 check "demo-day: the report comes before the pending section" 0 \
