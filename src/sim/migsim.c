@@ -441,7 +441,7 @@ int kerf_migsim_run(const struct kerf_migsim_opts *o, enum kerf_migsim_policy po
 	    o->gpus_per_node > KERF_MIG_MAX_GPUS || o->hours == 0 || o->hours > 24 * 365 ||
 	    o->load_pct == 0 || o->load_pct > 1000)
 		return kerf_err_set(err, -KERF_EINVAL,
-				    "nodes 1..4096, gpus per node 1..%d, hours 1..8760, load 1..1000 %%",
+				    "nodes 1..4096, gpus per node 1..%d, hours 1..8760, load 1..1000%%",
 				    KERF_MIG_MAX_GPUS);
 	map_shapes(&r);
 	r.nr_nodes = o->nodes;
