@@ -78,7 +78,7 @@ check "--output=json" "kerf get --output=j<TAB> (one word)" kerf get --output=j
 check "json" "kerf get --output = j<TAB> (bash splits at =)" kerf get --output = j
 check "table wide json yaml" "kerf get --output =<TAB>" kerf get --output =
 check "tenants queue nodes gpus" "kerf get <TAB>: the resources" kerf get ''
-check "table json" "kerf agent inventory -o <TAB>" kerf agent inventory -o ''
+check "table wide json yaml" "kerf agent inventory -o <TAB>" kerf agent inventory -o ''
 check "plan apply enable disable" "kerf agent mig <TAB>" kerf agent mig ''
 check "$tmp/data/nodes.csv" "kerf sim openb --nodes .../n<TAB>: files" kerf sim openb --nodes "$tmp/data/n"
 check "$tmp/data/nodes.csv $tmp/data/pods.csv $tmp/data/sub" "kerf sim run .../<TAB>: the operand is a file" kerf sim run "$tmp/data/"
