@@ -113,10 +113,10 @@ static int print_table(const struct kerf_gpu_inventory *inv, bool wide)
 	return ret;
 }
 
-/* The GpuInventory document (docs/schema/GpuInventory.json). */
+/* The GPUInventory document (docs/schema/GPUInventory.json). */
 static int print_doc(const struct kerf_gpu_inventory *inv, enum kerf_cli_output fmt)
 {
-	json_t *j = kerf_gpu_inventory_json(inv), *doc = kerf_cli_doc("GpuInventory");
+	json_t *j = kerf_gpu_inventory_json(inv), *doc = kerf_cli_doc("GPUInventory");
 
 	if (j && doc && json_object_update(doc, j) == 0) {
 		json_decref(j);
@@ -157,8 +157,8 @@ static int agent_inventory(int argc, char **argv)
 			       "MIG mode and instances, NVLink links and domains, per-GPU errors.\n"
 			       "NVML is libnvidia-ml.so.1, or --nvml-library, or $%s.\n"
 			       "  -o, --output FMT   table (default), wide (NVML's name and every\n"
-			       "                     error of each GPU), json or yaml (one GpuInventory\n"
-			       "                     document, docs/schema/GpuInventory.json)\n"
+			       "                     error of each GPU), json or yaml (one GPUInventory\n"
+			       "                     document, docs/schema/GPUInventory.json)\n"
 			       "exit status: 0 NVML read (GPUs with errors included), 1 NVML could\n"
 			       "not be read (the inventory is Unknown, with the reason), 2 usage\n",
 			       KERF_NVML_LIBRARY_ENV);

@@ -262,7 +262,7 @@ static json_t *openb_doc(const struct kerf_openb *trace, const uint64_t *seeds,
 			 "defragMovesPerHour",
 			 (json_int_t)opts->defrag_budget.max_moves_per_hour,
 			 /* milli-GPU x ms per hour, as GPU-hours per hour */
-			 "defragLostGpuHoursPerHour",
+			 "defragLostGPUHoursPerHour",
 			 (double)opts->defrag_budget.max_lost_milli_ms_per_hour /
 				 (1000.0 * 3600 * 1000),
 			 "arrivalSeconds", (double)opts->arrival_ms / 1000.0,

@@ -85,8 +85,8 @@ static int day_doc(const struct kerf_timesim *ts, const struct day_watch *dw,
 	if (doc && (kerf_ts_report_json(doc, ts, "sim") < 0 ||
 		    json_object_set_new(doc, "controls", json_pack(
 			    "{s:I, s:I, s:b, s:I}",
-			    "sharedGpusPeak", (json_int_t)dw->shared_peak,
-			    "tenantIsolatedGpusPeak", (json_int_t)dw->isolated_peak,
+			    "sharedGPUsPeak", (json_int_t)dw->shared_peak,
+			    "tenantIsolatedGPUsPeak", (json_int_t)dw->isolated_peak,
 			    "invariantsHeld", 1,
 			    "invariantChecks", (json_int_t)ts->nr_events)) < 0)) {
 		json_decref(doc);

@@ -71,7 +71,7 @@ static json_t *demo_doc(const struct kerf_openb *t, const struct demo_mix *m)
 			 "gpus", (json_int_t)m->gpus, "description", DEMO_CLUSTER,
 			 "workload", "pods", (json_int_t)t->nr_pods,
 			 "cpuOnly", (json_int_t)m->cpu, "gpuFractions", (json_int_t)m->frac,
-			 "oneGpu", (json_int_t)m->one, "multiGpu", (json_int_t)m->multi,
+			 "oneGPU", (json_int_t)m->one, "multiGPU", (json_int_t)m->multi,
 			 "pinnedToModels", (json_int_t)m->pinned,
 			 "inflatePercent", 130,
 			 "seeds", seeds);

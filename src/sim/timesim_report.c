@@ -309,7 +309,7 @@ static json_t *tenant_json(const struct kerf_timesim *ts, int t)
 	json_object_set_new(x, "evicted", json_integer(s->evicted));
 	json_object_set_new(x, "preempted", json_integer(s->preempted));
 	json_object_set_new(x, "idleReclaimed", json_integer(s->idle_reclaimed));
-	json_object_set_new(x, "lostGpuHours", real_dp((double)s->lost_gpu_milli_ms / 3.6e9, 3));
+	json_object_set_new(x, "lostGPUHours", real_dp((double)s->lost_gpu_milli_ms / 3.6e9, 3));
 	json_object_set_new(x, "waitP50Seconds", wait_s(s, 50));
 	json_object_set_new(x, "waitP95Seconds", wait_s(s, 95));
 	json_object_set_new(x, "waitP99Seconds", wait_s(s, 99));
@@ -317,7 +317,7 @@ static json_t *tenant_json(const struct kerf_timesim *ts, int t)
 		int64_t at = kerf_ts_budget_spent_ms(ts, t);
 		json_t *b = json_object();
 
-		json_object_set_new(b, "limitGpuHours",
+		json_object_set_new(b, "limitGPUHours",
 				    real_dp((double)tt->t[t].budget.limit_milli_ms / 3.6e9, 3));
 		json_object_set_new(b, "spentPercent", json_integer(kerf_budget_used_pct(&tt->t[t])));
 		json_object_set_new(b, "exhaustedAtSeconds",
@@ -355,7 +355,7 @@ static json_t *class_json(const struct kerf_timesim *ts, int c)
 			 "waitP99Seconds", wait_s(s, 99),
 			 "preempted", (json_int_t)s->preempted,
 			 "evicted", (json_int_t)s->evicted,
-			 "startedWithinSloPercent", pct_of(kerf_ts_slo_ppm(s)));
+			 "startedWithinSLOPercent", pct_of(kerf_ts_slo_ppm(s)));
 }
 
 int kerf_ts_report_json(json_t *doc, const struct kerf_timesim *ts,
@@ -397,7 +397,7 @@ int kerf_ts_report_json(json_t *doc, const struct kerf_timesim *ts,
 		"preemptions", (json_int_t)tot.preempted,
 		"idleReclaimed", (json_int_t)tot.idle_reclaimed,
 		"gpuHours", real_dp(tot.gpu_hours, 3),
-		"lostGpuHours", real_dp(tot.lost_gpu_hours, 3))) < 0;
+		"lostGPUHours", real_dp(tot.lost_gpu_hours, 3))) < 0;
 	bad |= json_object_set_new(doc, "tenants", tenants) < 0;
 	bad |= json_object_set_new(doc, "classes", classes) < 0;
 	bad |= json_object_set_new(doc, "pending", pending) < 0;

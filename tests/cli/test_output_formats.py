@@ -55,6 +55,10 @@ KERF, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 GOLDEN = os.path.join(SRC, 'tests', 'cli', 'golden')
 UPDATE = os.environ.get('KERF_GOLDEN_UPDATE') == '1'
 CAMEL = re.compile(r'^[a-z][a-zA-Z0-9]*$')
+# Kubernetes' API conventions: an acronym inside a key is upper case
+# (limitGPUHours, memoryMiB), as kerf serve's API writes them; NVML's own
+# field names (pciBusId) keep NVML's spelling.
+ACRONYM = re.compile(r'(?<=[a-z0-9])(Gpu|Slo|Cpu|Mib|Gib|Mig)(?![a-z])')
 EXT = {'table': 'table.txt', 'wide': 'wide.txt', 'json': 'json', 'yaml': 'yaml'}
 
 def ok(cond, what, detail=''):
@@ -104,7 +108,7 @@ def bad_keys(v, free, path='$'):
     out = []
     if isinstance(v, dict):
         for k, x in v.items():
-            if not CAMEL.match(k):
+            if not CAMEL.match(k) or ACRONYM.search(k):
                 out.append(path + '.' + k)
             if k not in free:
                 out += bad_keys(x, free, path + '.' + k)
@@ -130,7 +134,7 @@ def check_doc(case, doc, what):
        doc.get('kind') == kind, what + ': apiVersion kerf.io/api/v1, kind ' + kind,
        repr({k: doc.get(k) for k in ('apiVersion', 'kind')} if isinstance(doc, dict) else doc)[:200])
     bad = bad_keys(doc, set(case.get('freeKeys', [])))
-    ok(not bad, what + ': every key camelCase', ', '.join(bad[:10]))
+    ok(not bad, what + ': every key camelCase, acronyms upper case', ', '.join(bad[:10]))
     s = schema(kind)
     if s is None:
         ok(False, what + ': docs/schema/%s.json exists' % kind)

@@ -52,7 +52,7 @@ check "no NVML: Unknown, no GPUs, exit 1" 1 two_gpu.json '"state": "Unknown",' \
 check "nvmlInit_v2 failing: exit 1" 1 init_fail.json "NVML: Unknown (nvmlInit_v2 failed" \
 	"kerf agent inventory: nvmlInit_v2 failed: NVML_ERROR_DRIVER_NOT_LOADED (9)" \
 	--nvml-library "$lib"
-check "yaml: the GpuInventory document" 0 two_gpu.json "kind: GpuInventory" "" -o yaml
+check "yaml: the GPUInventory document" 0 two_gpu.json "kind: GPUInventory" "" -o yaml
 check "unknown output" 2 two_gpu.json "" \
 	"kerf agent inventory: -o 'xml': expected table, wide, json or yaml" -o xml
 check "unexpected argument" 2 two_gpu.json "" \
