@@ -194,7 +194,7 @@ static void test_md(void **state)
 	assert_non_null(strstr(s, "| <b>&\"x\\|y | 0 | 2 |"));
 	assert_non_null(strstr(s, "## GPU allocation over time"));
 	assert_non_null(strstr(s, "## Wait before start, per priority class"));
-	assert_non_null(strstr(s, "| batch | 5 | 4 | 1800 | 3 | 0 | 0 | 0 | 2 |"));
+	assert_non_null(strstr(s, "| batch | 5 | 4s | 30m | 3 | 0 | 0 | 0 | 2 |"));
 	assert_non_null(strstr(s, "## Preemptions and the work they lost"));
 	/* four GPUs, two whole ones held by tenant 1, one slice of eight by 2 */
 	assert_non_null(strstr(s, "| <b>&\"x\\|y | 2.00 |\n"));
