@@ -32,6 +32,22 @@ static json_t *load(const char *prog, const char *file)
 	return j;
 }
 
+/* The Explanation in snap's "explanations" whose workload.key is key. */
+static json_t *explanation(const json_t *snap, const char *key)
+{
+	const json_t *w;
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(snap, "explanations"), i, e) {
+		w = json_object_get(e, "workload");
+		if (json_is_object(e) && json_is_string(json_object_get(w, "key")) &&
+		    !strcmp(json_string_value(json_object_get(w, "key")), key))
+			return e;
+	}
+	return NULL;
+}
+
 int kerf_cli_fetch(const char *prog, const char *server, const char *snapshot,
 		   const char *path, json_t **out)
 {
@@ -48,8 +64,8 @@ int kerf_cli_fetch(const char *prog, const char *server, const char *snapshot,
 	kerf_escape(fshown, sizeof(fshown), snapshot);
 	if (!strncmp(path, explain, strlen(explain))) {
 		key = path + strlen(explain);
-		v = json_object_get(json_object_get(snap, "explain"), key);
-		if (!json_is_object(v)) {
+		v = explanation(snap, key);
+		if (!v) {
 			fprintf(stderr, "%s: '%s' is not pending in snapshot '%s' (it explains every workload pending then; kerf get queue --snapshot lists them)\n",
 				prog, kerf_escape(shown, sizeof(shown), key), fshown);
 			json_decref(snap);

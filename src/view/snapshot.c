@@ -70,14 +70,14 @@ json_t *kerf_view_explain_sim(const struct kerf_state *st, const struct kerf_wor
 int kerf_view_snapshot(const struct kerf_state *st, int64_t now_ms,
 		       const struct kerf_view_source *src, json_t **out)
 {
-	json_t *o = json_object(), *s = json_object(), *ex = json_object(), *v;
-	char domain[32], key[600];
+	json_t *o = json_object(), *s = json_object(), *ex = json_array(), *v;
+	char domain[32];
 	int rc = 0;
 
 	*out = o;
 	kerf_api_put(o, "apiVersion", json_string(KERF_API_VERSION), &rc);
 	kerf_api_put(o, "kind", json_string("Snapshot"), &rc);
-	kerf_api_put(o, "at", json_real((double)now_ms / 1000.0), &rc);
+	kerf_api_put(o, "atSeconds", json_real((double)now_ms / 1000.0), &rc);
 	kerf_api_put(s, "scenario", kerf_api_str(src->scenario), &rc);
 	kerf_api_put(s, "name", kerf_api_str(src->name), &rc);
 	kerf_api_put(s, "seed", json_integer((json_int_t)src->seed), &rc);
@@ -107,9 +107,10 @@ int kerf_view_snapshot(const struct kerf_state *st, int64_t now_ms,
 
 		if (wl->state != KERF_WL_PENDING)
 			continue;
-		snprintf(key, sizeof(key), "%s/%s", kerf_api_tenant_name(st, wl->tenant), wl->key);
-		kerf_api_put(ex, key, kerf_view_explain_sim(st, wl, now_ms, &rc), &rc);
+		/* an array, not an object keyed TENANT/NAME: keys are names, not
+		 * data (docs/schema/Snapshot.json); workload.key names each */
+		kerf_api_push(ex, kerf_view_explain_sim(st, wl, now_ms, &rc), &rc);
 	}
-	kerf_api_put(o, "explain", ex, &rc);
+	kerf_api_put(o, "explanations", ex, &rc);
 	return rc;
 }

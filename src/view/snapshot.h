@@ -2,9 +2,10 @@
  * snapshot: a simulated cluster at one instant as one JSON document
  * (docs/api.md "Snapshots"), read by `kerf get --snapshot`, `kerf explain
  * --snapshot` and `kerf top --snapshot`:
- *   {apiVersion, kind: "Snapshot", at (seconds of simulated time),
+ *   {apiVersion, kind: "Snapshot", atSeconds (simulated time),
  *    source: {scenario, name, seed, policy}, tenants, queue, nodes, gpus,
- *    explain: {"TENANT/NAME": Explanation, ... every pending workload}}
+ *    explanations: [Explanation of every pending workload, named by its
+ *    workload.key TENANT/NAME]} (docs/schema/Snapshot.json)
  * Each view has exactly the shape of kerf serve's answer (view/view.h).
  */
 #ifndef KERF_VIEW_SNAPSHOT_H

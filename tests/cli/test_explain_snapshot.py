@@ -5,7 +5,7 @@ of the scenario files (issue 13).  For each scenario under tests/sim/,
 examples/scenario/ and tests/cli/sim_run/ and tests/cli/explain/, prints
 TAP:
 
-- `kerf sim snapshot FILE --at end` writes a snapshot whose "explain"
+- `kerf sim snapshot FILE --at end` writes a snapshot whose "explanations"
   holds exactly the workloads `kerf sim run FILE --json` lists pending;
 - for each, its explanation (what `kerf explain TENANT/NAME --snapshot
   -o json` prints: the CLI is run on up to SAMPLE of them per scenario,
@@ -23,7 +23,9 @@ TAP:
 - hand-checked cases: the budget-blocked jobs of demo-day show the budget
   layer and when it resets, nvlink-split shows topology, quota-blocked the
   GPUs missing in quota, mig-geometry the MIG instances in the way;
-- the table output of kerf explain shows the same layers.
+- the table output of kerf explain shows the same layers;
+- every snapshot is valid against docs/schema/Snapshot.json (skipped
+  without python3-jsonschema).
 
 Usage: test_explain_snapshot.py KERF SOURCE_ROOT
 """
@@ -33,6 +35,11 @@ import os
 import subprocess
 import sys
 import tempfile
+
+try:
+    import jsonschema
+except ImportError:            # the schema checks are then left out
+    jsonschema = None
 
 KERF, ROOT = sys.argv[1], sys.argv[2]
 SAMPLE = 12
@@ -111,6 +118,8 @@ total = 0
 tmpdir = tempfile.TemporaryDirectory()
 tmp = tmpdir.name
 snaps = {}
+with open(os.path.join(ROOT, 'docs', 'schema', 'Snapshot.json')) as fh:
+    SCHEMA = json.load(fh)
 for f in scenarios:
     name = os.path.relpath(f, ROOT)
     snap = os.path.join(tmp, os.path.basename(f) + '.json')
@@ -123,13 +132,22 @@ for f in scenarios:
         continue
     with open(snap) as fh:
         s = json.load(fh)
+    if jsonschema:
+        try:
+            jsonschema.validate(s, SCHEMA, cls=jsonschema.Draft202012Validator)
+            ok(True, '%s: the snapshot is valid against docs/schema/Snapshot.json' % name)
+        except jsonschema.ValidationError as e:
+            ok(False, '%s: the snapshot is valid against docs/schema/Snapshot.json' % name)
+            print('# %s at %s' % (e.message[:300], '/'.join(str(x) for x in e.absolute_path)))
+    # an array named by each workload.key (TENANT/NAME), not keyed by data
+    explained = {e['workload']['key']: e for e in s['explanations']}
     keys = sorted(p['tenant'] + '/' + p['name'] for p in pending)
-    ok(sorted(s['explain']) == keys and len(s['queue']['items']) == len(keys),
+    ok(sorted(explained) == keys and len(s['explanations']) == len(keys) and len(s['queue']['items']) == len(keys),
        '%s: the snapshot explains exactly the %d pending workloads' % (name, len(keys)))
     good = True
     for p in pending:
         key = p['tenant'] + '/' + p['name']
-        good &= key in s['explain'] and check_one(name, p, s['explain'][key])
+        good &= key in explained and check_one(name, p, explained[key])
         total += 1
     ok(good, '%s: each of %d pending workloads has a specific blocking layer that agrees with sim run' % (name, len(pending)))
     step = max(1, len(pending) // SAMPLE)
@@ -137,7 +155,7 @@ for f in scenarios:
     for p in pending[::step][:SAMPLE] + pending[-1:]:
         key = p['tenant'] + '/' + p['name']
         rc, out, err = run('explain', key, '--snapshot', snap, '-o', 'json')
-        same &= rc == 0 and json.loads(out) == s['explain'].get(key)
+        same &= rc == 0 and json.loads(out) == explained.get(key)
         if rc:
             print('# %s: %s' % (key, err.strip()))
     if pending:

@@ -62,7 +62,7 @@ ok "snapshot --out '' refused (2)" "$([ "$rc" = 2 ] && [ "$(err "--out: an empty
 rc=$(run sim snapshot "$nvl" --at 1h30m --out "$tmp/s.json")
 ok "snapshot --at 1h30m --out FILE (0, nothing on stdout)" "$([ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && echo 0 || echo 1)"
 ok "the snapshot's at is 5400 s and its source the scenario" \
-	"$(python3 -c "import json,sys; s=json.load(open('$tmp/s.json')); sys.exit(not (s['at']==5400.0 and s['kind']=='Snapshot' and s['source']['name']=='nvlink-split' and s['source']['policy']=='kerf'))" && echo 0 || echo 1)"
+	"$(python3 -c "import json,sys; s=json.load(open('$tmp/s.json')); sys.exit(not (s['atSeconds']==5400.0 and s['kind']=='Snapshot' and s['source']['name']=='nvlink-split' and s['source']['policy']=='kerf'))" && echo 0 || echo 1)"
 rc=$(run sim snapshot "$nvl" --at 5400)
 ok "--at 5400 writes the same document to stdout" "$([ "$rc" = 0 ] && same "$tmp/s.json")"
 rc=$(run sim snapshot "$nvl" --at 5400 -o yaml)
