@@ -28,7 +28,8 @@ The cases are in tests/cli/output/*.cases (JSON: a list of objects):
 For json: stdout is one JSON document (not one per line), apiVersion is
 kerf.io/api/v1, kind as named, every key camelCase, and the schema holds.
 For yaml: the same data as json.  tests/cli/output/errors.cases lists
-option errors: args, exit (2), and the golden stderr NAME.stderr.txt.
+option errors (and lookups that fail: exit 1): args, exit, and the golden
+stderr NAME.stderr.txt (the source tree shown as {src}).
 tests/cli/output/help lists the commands whose --help is golden
 (NAME.help.txt).
 
@@ -201,7 +202,8 @@ def error_case(case, tmp):
     ok(r.returncode == case['exit'], what + ': exit %d' % case['exit'],
        'exit %d; stderr: %s' % (r.returncode, r.stderr[-400:]))
     ok(r.stdout == '', what + ': nothing on stdout', r.stdout[:400])
-    golden(case['name'] + '.stderr.txt', r.stderr.replace(KERF, 'kerf'), what + ': stderr')
+    golden(case['name'] + '.stderr.txt', r.stderr.replace(KERF, 'kerf').replace(SRC, '{src}'),
+           what + ': stderr')
 
 
 def help_cases():
