@@ -59,17 +59,17 @@ static void tenant_rows(struct kerf_table *t, const json_t *item, bool wide)
 			const char *row[] = {
 				kerf_cli_str(item, "name"), json_is_string(json_object_get(item, "parent")) ? kerf_cli_str(item, "parent") : "-",
 				weight, kerf_cli_str(f, "flavor"),
-				gpus(f, "nominal", nom, sizeof(nom)), gpus(f, "borrowingLimit", bor, sizeof(bor)),
-				gpus(f, "lendingLimit", lend, sizeof(lend)), gpus(f, "usage", use, sizeof(use)),
-				gpus(f, "borrowed", brw, sizeof(brw)), pend, bud,
+				gpus(f, "nominalGPUMilli", nom, sizeof(nom)), gpus(f, "borrowingLimitGPUMilli", bor, sizeof(bor)),
+				gpus(f, "lendingLimitGPUMilli", lend, sizeof(lend)), gpus(f, "usageGPUMilli", use, sizeof(use)),
+				gpus(f, "borrowedGPUMilli", brw, sizeof(brw)), pend, bud,
 				kerf_cli_str(item, "isolation"),
 			};
 
 			kerf_table_row(t, row);
 		}
-		sum_use += kerf_cli_int(f, "usage");
-		sum_nom += kerf_cli_int(f, "nominal");
-		sum_brw += kerf_cli_int(f, "borrowed");
+		sum_use += kerf_cli_int(f, "usageGPUMilli");
+		sum_nom += kerf_cli_int(f, "nominalGPUMilli");
+		sum_brw += kerf_cli_int(f, "borrowedGPUMilli");
 	}
 	if (!wide) {
 		const char *row[] = {
@@ -222,7 +222,7 @@ static void pods_text(const json_t *pods, char *buf, size_t size)
 
 	kerf_buf_init(&b, size - 1);
 	json_array_foreach(pods, i, p) {
-		kerf_units_gpus(kerf_cli_int(p, "milli"), g, sizeof(g));
+		kerf_units_gpus(kerf_cli_int(p, "gpuMilli"), g, sizeof(g));
 		rc |= kerf_buf_addf(&b, "%s%s/%s(%s %s)", i ? "," : "", kerf_cli_str(p, "namespace"),
 				    kerf_cli_str(p, "name"), g, kerf_cli_str(p, "share"));
 	}

@@ -97,7 +97,7 @@ static json_t *sample(const json_t *tenants, const json_t *nodes)
 		if (!json_is_true(json_object_get(t, "leaf")))
 			continue;
 		rows[nr].tenant = t;
-		rows[nr].use = flavor_sum(t, "usage");
+		rows[nr].use = flavor_sum(t, "usageGPUMilli");
 		used += rows[nr++].use;
 	}
 	qsort(rows, nr, sizeof(*rows), by_use);
@@ -109,17 +109,17 @@ static json_t *sample(const json_t *tenants, const json_t *nodes)
 		json_t *by = json_array(), *x;
 
 		json_array_foreach(json_object_get(rows[k].tenant, "flavors"), i, f)
-			if (kerf_cli_int(f, "usage") > 0 || json_is_integer(json_object_get(f, "nominal")))
+			if (kerf_cli_int(f, "usageGPUMilli") > 0 || json_is_integer(json_object_get(f, "nominalGPUMilli")))
 				json_array_append_new(by, json_pack("{s:s, s:I, s:O}", "flavor",
 								    kerf_cli_str(f, "flavor"), "usageGPUMilli",
-								    (json_int_t)kerf_cli_int(f, "usage"),
-								    "nominalGPUMilli", json_object_get(f, "nominal")));
+								    (json_int_t)kerf_cli_int(f, "usageGPUMilli"),
+								    "nominalGPUMilli", json_object_get(f, "nominalGPUMilli")));
 		x = json_pack("{s:s, s:I, s:f, s:I, s:I, s:I, s:o, s:o}",
 			      "tenant", kerf_cli_str(rows[k].tenant, "name"),
 			      "usageGPUMilli", (json_int_t)rows[k].use,
 			      "sharePercent", cluster > 0 ? (double)((rows[k].use * 1000 + cluster / 2) / cluster) / 10.0 : 0.0,
-			      "nominalGPUMilli", (json_int_t)flavor_sum(rows[k].tenant, "nominal"),
-			      "borrowedGPUMilli", (json_int_t)flavor_sum(rows[k].tenant, "borrowed"),
+			      "nominalGPUMilli", (json_int_t)flavor_sum(rows[k].tenant, "nominalGPUMilli"),
+			      "borrowedGPUMilli", (json_int_t)flavor_sum(rows[k].tenant, "borrowedGPUMilli"),
 			      "pending", (json_int_t)kerf_cli_int(rows[k].tenant, "pending"),
 			      "budgetPercent", json_is_object(b) ? json_integer(kerf_cli_int(b, "usedPercent")) : json_null(),
 			      "flavors", by ? by : json_array());

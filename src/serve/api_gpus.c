@@ -104,7 +104,7 @@ static json_t *pod_json(const struct kerf_state *st, const struct gpu_pod *e, in
 	kerf_api_put(o, "namespace", kerf_api_str(kerf_kpod_ns(e->x->p)), rc);
 	kerf_api_put(o, "name", kerf_api_str(kerf_kpod_name(e->x->p)), rc);
 	kerf_api_put(o, "tenant", kerf_api_str(kerf_api_tenant_name(st, e->tenant)), rc);
-	kerf_api_put(o, "milli", json_integer(whole ? KERF_GPU_MILLI : e->req->gpu_milli), rc);
+	kerf_api_put(o, "gpuMilli", json_integer(whole ? KERF_GPU_MILLI : e->req->gpu_milli), rc);
 	kerf_api_put(o, "share", json_string(share_name(e->req)), rc);
 	return o;
 }

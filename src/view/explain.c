@@ -163,9 +163,9 @@ static json_t *flavor_verdict(const struct kerf_state *st, const struct kerf_wor
 	kerf_api_put(o, "flavor", f >= 0 ? kerf_api_str(st->cluster.models[f].name) : json_null(), rc);
 	kerf_api_put(o, "requestGPUMilli", json_integer(g >= 0 ? req.v[g] : 0), rc);
 	if (g >= 0) {
-		kerf_api_put(o, "nominal", kerf_api_qty(leaf->quota.nominal.v[g]), rc);
-		kerf_api_put(o, "borrowingLimit", kerf_api_qty(leaf->quota.borrow_limit.v[g]), rc);
-		kerf_api_put(o, "usage", json_integer(leaf->usage.v[g]), rc);
+		kerf_api_put(o, "nominalGPUMilli", kerf_api_qty(leaf->quota.nominal.v[g]), rc);
+		kerf_api_put(o, "borrowingLimitGPUMilli", kerf_api_qty(leaf->quota.borrow_limit.v[g]), rc);
+		kerf_api_put(o, "usageGPUMilli", json_integer(leaf->usage.v[g]), rc);
 	}
 	kerf_api_put(o, "fits", json_boolean(*fits), rc);
 	if (*fits || v.tenant < 0 || v.res < 0)

@@ -106,7 +106,7 @@ static json_t *pod_json(const struct kerf_state *st, const struct kerf_node *n,
 	kerf_api_put(o, "namespace", kerf_api_str(e->ns), rc);
 	kerf_api_put(o, "name", kerf_api_str(e->name), rc);
 	kerf_api_put(o, "tenant", kerf_api_str(kerf_api_tenant_name(st, e->wl->tenant)), rc);
-	kerf_api_put(o, "milli", json_integer(milli > KERF_GPU_MILLI ? KERF_GPU_MILLI : milli), rc);
+	kerf_api_put(o, "gpuMilli", json_integer(milli > KERF_GPU_MILLI ? KERF_GPU_MILLI : milli), rc);
 	kerf_api_put(o, "share", json_string(share_name(n, e)), rc);
 	return o;
 }

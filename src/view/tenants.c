@@ -44,11 +44,11 @@ static json_t *flavors_json(const struct kerf_state *st, const struct kerf_tenan
 		int64_t use = t->usage.v[i], nom = t->quota.nominal.v[i];
 
 		kerf_api_put(o, "flavor", kerf_api_str(st->cluster.models[m].name), rc);
-		kerf_api_put(o, "nominal", kerf_api_qty(nom), rc);
-		kerf_api_put(o, "borrowingLimit", kerf_api_qty(t->quota.borrow_limit.v[i]), rc);
-		kerf_api_put(o, "lendingLimit", kerf_api_qty(t->quota.lend_limit.v[i]), rc);
-		kerf_api_put(o, "usage", json_integer(use), rc);
-		kerf_api_put(o, "borrowed", json_integer(use > nom ? use - nom : 0), rc);
+		kerf_api_put(o, "nominalGPUMilli", kerf_api_qty(nom), rc);
+		kerf_api_put(o, "borrowingLimitGPUMilli", kerf_api_qty(t->quota.borrow_limit.v[i]), rc);
+		kerf_api_put(o, "lendingLimitGPUMilli", kerf_api_qty(t->quota.lend_limit.v[i]), rc);
+		kerf_api_put(o, "usageGPUMilli", json_integer(use), rc);
+		kerf_api_put(o, "borrowedGPUMilli", json_integer(use > nom ? use - nom : 0), rc);
 		kerf_api_push(a, o, rc);
 	}
 	return a;

@@ -96,7 +96,7 @@ good &= sorted((i['profile'], i['start'], i['pod']) for i in m0['mig']) == [
 good &= all(p['share'] == 'mig' for p in m0['pods'] + m1['pods'])
 good &= m1['tenant'] is None and {i['tenant'] for i in m1['mig']} == {'serve', 'secure'}
 good &= f0['mode'] == 'whole' and f0['pods'] == [{'namespace': 'train', 'name': 'train-0',
-                                                  'tenant': 'train', 'milli': 1000, 'share': 'whole'}]
+                                                  'tenant': 'train', 'gpuMilli': 1000, 'share': 'whole'}]
 good &= 'mig' not in f0 and all(set(x) >= {'node', 'index', 'model', 'memoryMiB', 'health', 'mode',
                                           'freeMilli', 'tenant', 'pods'} for x in g)
 sys.exit(not good)
@@ -108,7 +108,7 @@ import json, sys
 g = {(x['node'], x['index']): x for x in json.load(open(sys.argv[1]))['gpus']['items']}
 a, b = g[('l4-0', 0)], g[('l4-0', 1)]
 good = a['mode'] == 'shared' and a['tenant'] == 'bank' and {p['share'] for p in a['pods']} == {'mps'}
-good &= sum(p['milli'] for p in a['pods']) + a['freeMilli'] == 1000
+good &= sum(p['gpuMilli'] for p in a['pods']) + a['freeMilli'] == 1000
 good &= b['tenant'] is None and {p['tenant'] for p in b['pods']} == {'lab', 'lab2'}
 good &= {p['share'] for p in b['pods']} == {'timeslice'}
 sys.exit(not good)

@@ -244,8 +244,8 @@ async function checkTenants(page) {
 	for (const t of api.items)
 		(t.flavors.length ? t.flavors : [null]).forEach((f, i) => want.push({
 			tenant: t.name, flavor: f ? f.flavor : '', depth: depth(t),
-			nominal: f ? gpusText(f.nominal) : undefined, usage: f ? gpusText(f.usage) : undefined,
-			borrowed: f ? gpusText(f.borrowed) : undefined,
+			nominal: f ? gpusText(f.nominalGPUMilli) : undefined, usage: f ? gpusText(f.usageGPUMilli) : undefined,
+			borrowed: f ? gpusText(f.borrowedGPUMilli) : undefined,
 			pending: i === 0 ? String(t.pending) : null,
 		}));
 	same(shown, want, 'tenant tree: every tenant and flavor in the API\'s order, depth, nominal, usage, borrowed and pending as /api/v1/tenants says');

@@ -206,7 +206,7 @@ static void test_tenants(void **state)
 	root = item(l, "name", "cluster");
 	assert_true(json_is_null(json_object_get(root, "parent")));
 	/* n0, n1, n2 and m0's GPUs: the root's nominal is the capacity */
-	assert_int_equal(num(json_array_get(json_object_get(root, "flavors"), 0), "nominal"), 26000);
+	assert_int_equal(num(json_array_get(json_object_get(root, "flavors"), 0), "nominalGPUMilli"), 26000);
 	a = item(l, "name", "team-a");
 	assert_string_equal(str(a, "parent"), "org");
 	assert_int_equal(num(a, "weight"), 2);
@@ -215,22 +215,22 @@ static void test_tenants(void **state)
 	assert_int_equal(num(a, "pendingGPUMilli"), 8000);
 	f = json_array_get(json_object_get(a, "flavors"), 0);
 	assert_string_equal(str(f, "flavor"), "A100-SXM4-40GB");
-	assert_int_equal(num(f, "nominal"), 8000);
-	assert_int_equal(num(f, "borrowingLimit"), 0);
-	assert_true(json_is_null(json_object_get(f, "lendingLimit")));
-	assert_int_equal(num(f, "usage"), 8000);
-	assert_int_equal(num(f, "borrowed"), 0);
+	assert_int_equal(num(f, "nominalGPUMilli"), 8000);
+	assert_int_equal(num(f, "borrowingLimitGPUMilli"), 0);
+	assert_true(json_is_null(json_object_get(f, "lendingLimitGPUMilli")));
+	assert_int_equal(num(f, "usageGPUMilli"), 8000);
+	assert_int_equal(num(f, "borrowedGPUMilli"), 0);
 	/* a parent counts its subtree */
 	org = item(l, "name", "org");
 	assert_false(json_is_true(json_object_get(org, "leaf")));
 	assert_int_equal(num(org, "pending"), 1);
-	assert_int_equal(num(json_array_get(json_object_get(org, "flavors"), 0), "usage"), 8000);
+	assert_int_equal(num(json_array_get(json_object_get(org, "flavors"), 0), "usageGPUMilli"), 8000);
 	/* team-b borrows all it uses: nothing nominal, no limit */
 	b = item(l, "name", "team-b");
 	f = json_array_get(json_object_get(b, "flavors"), 0);
-	assert_true(json_is_null(json_object_get(f, "borrowingLimit")));
-	assert_int_equal(num(f, "borrowed"), num(f, "usage"));
-	assert_true(num(f, "usage") > 0);
+	assert_true(json_is_null(json_object_get(f, "borrowingLimitGPUMilli")));
+	assert_int_equal(num(f, "borrowedGPUMilli"), num(f, "usageGPUMilli"));
+	assert_true(num(f, "usageGPUMilli") > 0);
 	assert_true(json_is_null(json_object_get(b, "budget")));
 	json_decref(l);
 	kerf_world_free(w);
@@ -475,7 +475,7 @@ static void test_gpus(void **state)
 		assert_int_equal(num(g, "freeMilli"), 0);
 		assert_int_equal(json_array_size(json_object_get(g, "pods")), 1);
 		p = json_array_get(json_object_get(g, "pods"), 0);
-		assert_int_equal(num(p, "milli"), 1000);
+		assert_int_equal(num(p, "gpuMilli"), 1000);
 		assert_string_equal(str(p, "share"), "whole");
 		assert_string_equal(str(g, "tenant"), str(p, "tenant"));
 		whole += !strcmp(str(p, "name"), "w2") ? 10 : 1;
@@ -497,7 +497,7 @@ static void test_gpus(void **state)
 	p = json_array_get(json_object_get(g, "pods"), 0);
 	assert_string_equal(str(p, "name"), "mig");
 	assert_string_equal(str(p, "share"), "mig");
-	assert_true(num(p, "milli") > 0 && num(p, "milli") < 1000);
+	assert_true(num(p, "gpuMilli") > 0 && num(p, "gpuMilli") < 1000);
 	mig = json_object_get(g, "mig");
 	assert_true(json_array_size(mig) >= 1);
 	it = NULL;
@@ -521,12 +521,12 @@ static void test_gpus(void **state)
 	assert_int_equal(json_array_size(json_object_get(g, "pods")), 2);
 	p = json_array_get(json_object_get(g, "pods"), 0);
 	assert_string_equal(str(p, "name"), "f1");
-	assert_int_equal(num(p, "milli"), 250);
+	assert_int_equal(num(p, "gpuMilli"), 250);
 	assert_string_equal(str(p, "share"), "mps");
 	p = json_array_get(json_object_get(g, "pods"), 1);
 	assert_string_equal(str(p, "name"), "f2");
 	assert_string_equal(str(p, "tenant"), "team-b");
-	assert_int_equal(num(p, "milli"), 500);
+	assert_int_equal(num(p, "gpuMilli"), 500);
 	json_decref(l);
 	kerf_world_free(w);
 }
@@ -550,8 +550,8 @@ static void test_explain(void **state)
 	f = json_array_get(json_object_get(l, "flavors"), 0);
 	assert_false(json_is_true(json_object_get(f, "fits")));
 	assert_int_equal(num(f, "requestGPUMilli"), 8000);
-	assert_int_equal(num(f, "nominal"), 8000);
-	assert_int_equal(num(f, "usage"), 8000);
+	assert_int_equal(num(f, "nominalGPUMilli"), 8000);
+	assert_int_equal(num(f, "usageGPUMilli"), 8000);
 	assert_string_equal(str(f, "limitedBy"), "team-a");
 	assert_int_equal(num(f, "need"), 16000);
 	assert_int_equal(num(f, "limit"), 8000);

@@ -137,14 +137,14 @@
 	function useCell(f) {
 		const td = el('td', { class: 'use' });
 
-		if (f.nominal === null) {
+		if (f.nominalGPUMilli === null) {
 			td.append('no limit');
-		} else if (f.nominal === 0) {
-			td.append(f.usage > 0 ? 'borrowed only' : '–');
+		} else if (f.nominalGPUMilli === 0) {
+			td.append(f.usageGPUMilli > 0 ? 'borrowed only' : '–');
 		} else {
-			const pct = Math.round(100 * f.usage / f.nominal);
+			const pct = Math.round(100 * f.usageGPUMilli / f.nominalGPUMilli);
 
-			td.append(el('meter', { min: 0, max: f.nominal, value: Math.min(f.usage, f.nominal),
+			td.append(el('meter', { min: 0, max: f.nominalGPUMilli, value: Math.min(f.usageGPUMilli, f.nominalGPUMilli),
 						 'aria-label': 'usage of nominal' }),
 				  el('span', { class: 'pct' }, pct + '%'));
 		}
@@ -188,9 +188,9 @@
 				}
 				if (f) {
 					tr.append(el('td', { class: 'flavor' }, f.flavor),
-						  el('td', { class: 'num nominal' }, gpus(f.nominal)),
-						  el('td', { class: 'num usage' }, gpus(f.usage)),
-						  el('td', { class: 'num borrowed' }, gpus(f.borrowed)),
+						  el('td', { class: 'num nominal' }, gpus(f.nominalGPUMilli)),
+						  el('td', { class: 'num usage' }, gpus(f.usageGPUMilli)),
+						  el('td', { class: 'num borrowed' }, gpus(f.borrowedGPUMilli)),
 						  useCell(f));
 				} else {
 					tr.append(el('td', { class: 'flavor', colspan: 5 }, 'no GPU flavor yet'));
@@ -227,7 +227,7 @@
 	}
 
 	function podTitle(p) {
-		return p.namespace + '/' + p.name + ' (' + p.tenant + ', ' + gpus(p.milli) + ' GPU, ' + p.share + ')';
+		return p.namespace + '/' + p.name + ' (' + p.tenant + ', ' + gpus(p.gpuMilli) + ' GPU, ' + p.share + ')';
 	}
 
 	function gpuBar(g) {
@@ -251,7 +251,7 @@
 			return bar;
 		}
 		for (const p of g.pods) {
-			const s = seg('pod', p.milli / 10, p.tenant, p.tenant, podTitle(p));
+			const s = seg('pod', p.gpuMilli / 10, p.tenant, p.tenant, podTitle(p));
 
 			s.setAttribute('data-pod', p.namespace + '/' + p.name);
 			bar.append(s);
