@@ -59,10 +59,28 @@ typedef bool (*kerf_view_pod_fn)(void *ctx, const struct kerf_workload *wl,
 /*
  * GPUList of st: every GPU of every node in rank order (then name), then
  * by index; the pods on each from the running workloads' bindings, named
- * by pod_name (ctx is its).
+ * by pod_name (ctx is its).  The simulator's way to kerf_view_gpu_list.
  */
 int kerf_view_gpus(const struct kerf_state *st, kerf_view_pod_fn pod_name,
 		   void *ctx, json_t **out);
+
+/* One pod on one GPU, as its caller knows it (kerf serve: its pods). */
+struct kerf_view_gpu_pod {
+	uint32_t pos;                  /* the node's place in rank order */
+	uint8_t gpu;                   /* the GPU's index on the node */
+	uint8_t mig_start;             /* MIG pods: the instance's first slice */
+	int tenant;                    /* index in st->tenants */
+	const struct kerf_pod *req;    /* the request the core charged */
+	const char *ns, *name;         /* borrowed */
+};
+
+/*
+ * GPUList of st with the pods v[0..nr) (sorted here, by place then
+ * namespace and name): the one builder of kerf serve's GET /api/v1/gpus
+ * and of a snapshot's "gpus", so both have the same shape and meaning.
+ */
+int kerf_view_gpu_list(const struct kerf_state *st, struct kerf_view_gpu_pod *v, size_t nr,
+		       json_t **out);
 
 /* "every pod on one node", ... (the workload's topology in words). */
 const char *kerf_view_topology_text(enum kerf_topology t);
