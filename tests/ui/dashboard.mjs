@@ -12,7 +12,7 @@
 // usage: NODE_EXTRA_CA_CERTS=CERTS/ca.crt node dashboard.mjs KERF KERF_TESTAPI CHROMIUM CERTS
 // (CERTS: what tests/unit/kube_certs.sh makes: kerf-testapi serves TLS
 // with them, as kerf serve only talks to an https:// API server)
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -206,12 +206,53 @@ async function cluster() {
 
 let serveURL;
 
+// The last answer of each kind, checked against docs/schema at the end.
+const answers = {};
+
 async function serve(p) {
 	const r = await fetch(serveURL + p, { headers: { Accept: 'application/json' } });
 
 	if (r.status !== 200)
 		throw new Error(`GET ${p}: ${r.status}`);
-	return r.json();
+	const doc = await r.json();
+
+	if (doc && typeof doc.kind === 'string')
+		answers[doc.kind] = doc;
+	return doc;
+}
+
+// Every kind kerf serve answered, valid against docs/schema/KIND.json
+// (python3-jsonschema; the check is left out without it).
+function checkSchemas() {
+	const src = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+	const check = 'import json, sys\n' +
+		'try:\n    import jsonschema\nexcept ImportError:\n    sys.exit(77)\n' +
+		's = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))\n' +
+		'try:\n    jsonschema.validate(d, s, cls=jsonschema.Draft202012Validator)\n' +
+		'except jsonschema.ValidationError as e:\n' +
+		'    print(e.message[:300], "at", "/".join(str(x) for x in e.absolute_path)); sys.exit(1)\n';
+
+	for (const kind of ['TenantList', 'Queue', 'NodeList', 'GPUList', 'Explanation']) {
+		const file = path.join(tmp, kind + '.json');
+		let out = '', status = 0;
+
+		if (!answers[kind]) {
+			ok(false, `kerf serve answered a ${kind}`);
+			continue;
+		}
+		fs.writeFileSync(file, JSON.stringify(answers[kind]));
+		try {
+			execFileSync('python3', ['-c', check, path.join(src, 'docs', 'schema', kind + '.json'), file],
+				     { encoding: 'utf8' });
+		} catch (e) {
+			status = e.status;
+			out = String(e.stdout || '') + String(e.stderr || '');
+		}
+		if (status === 77)
+			console.log(`ok ${++n} - ${kind} of kerf serve valid against docs/schema/${kind}.json # SKIP python3-jsonschema missing`);
+		else
+			ok(status === 0, `${kind} of kerf serve valid against docs/schema/${kind}.json`, out);
+	}
 }
 
 function podsOn(gpuList) {
@@ -538,6 +579,8 @@ async function main() {
 	same(csp2, [], 'no Content-Security-Policy violation');
 	same(problems, [], 'no console error or warning, no failed request, no HTTP error');
 	same(foreign, [], 'the page only GETs its own origin');
+	await serve('/api/v1/nodes');
+	checkSchemas();
 	await browser.close();
 	if (srv.exitCode !== null)
 		ok(false, 'kerf serve still runs', fs.readFileSync(path.join(tmp, 'serve.log'), 'utf8').slice(-2000));
