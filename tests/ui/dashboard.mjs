@@ -6,7 +6,8 @@
 // in Chromium: every view shows what /api/v1/tenants, /queue and /gpus
 // answer (read here separately), the layers of a pod open, keyboard focus
 // moves, the page refreshes itself, and nothing fails (no console error,
-// no failed request, no CSP violation).  Screenshots go to the working
+// no failed request, no CSP violation); each kind kerf serve answered is
+// valid against its docs/schema/KIND.json.  Screenshots go to the working
 // directory.  Prints TAP.
 //
 // usage: NODE_EXTRA_CA_CERTS=CERTS/ca.crt node dashboard.mjs KERF KERF_TESTAPI CHROMIUM CERTS
