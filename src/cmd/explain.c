@@ -23,7 +23,10 @@ static const char usage_text[] =
 	"  -o, --output FMT   table (default; wide is the same), json or yaml\n"
 	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n"
 	"  --snapshot FILE    read a file of 'kerf sim snapshot': TENANT/WORKLOAD names a\n"
-	"                     workload pending in it\n";
+	"                     workload pending in it\n"
+	"\n"
+	"exit status: 0, 1 failure (server or file not read, the pod unknown there, or\n"
+	"not pending in the snapshot), 2 usage\n";
 
 static const char prog[] = "kerf explain";
 

@@ -25,7 +25,10 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output FMT   table (default), wide (more columns), json or yaml\n"
 	"  --server URL       kerf serve's endpoint (default $KERF_SERVER, else " KERF_CLI_DEFAULT_SERVER ")\n"
-	"  --snapshot FILE    read a file of 'kerf sim snapshot' instead of kerf serve\n";
+	"  --snapshot FILE    read a file of 'kerf sim snapshot' instead of kerf serve\n"
+	"\n"
+	"exit status: 0 (also when there is nothing to list), 1 failure (server or file\n"
+	"not read), 2 usage\n";
 
 static const char prog[] = "kerf get";
 

@@ -45,7 +45,7 @@ static const char usage_text[] =
 	"  -o, --output FMT     table (default), wide (every workload), json or yaml\n"
 	"  -h, --help           this text\n"
 	"\n"
-	"Exit status: 0 ok, 1 failure (a state that cannot be fetched or loaded), 2 usage\n"
+	"exit status: 0 ok, 1 failure (a state that cannot be fetched or loaded), 2 usage\n"
 	"(a bad change: unknown tenant, flavor or policy, a negative number).\n";
 
 static const char prog[] = "kerf what-if";
