@@ -54,7 +54,7 @@ static void tenant_rows(struct kerf_table *t, const json_t *item, bool wide)
 	snprintf(pend, sizeof(pend), "%lld", kerf_cli_int(item, "pending"));
 	snprintf(weight, sizeof(weight), "%lld", kerf_cli_int(item, "weight"));
 	if (json_is_object(budget))
-		snprintf(bud, sizeof(bud), "%lld%%", kerf_cli_int(budget, "usedPercent"));
+		kerf_units_percent((double)kerf_cli_int(budget, "usedPercent"), 0, bud, sizeof(bud));
 	else
 		snprintf(bud, sizeof(bud), "-");
 	json_array_foreach(fl, i, f) {

@@ -178,12 +178,12 @@ static int print_table(const json_t *s, bool wide, FILE *out)
 		const json_t *b = json_object_get(item, "budgetPercent");
 
 		kerf_units_gpus(kerf_cli_int(item, "usageGPUMilli"), g, sizeof(g));
-		snprintf(share, sizeof(share), "%.1f%%", json_number_value(json_object_get(item, "sharePercent")));
+		kerf_units_percent(json_number_value(json_object_get(item, "sharePercent")), 1, share, sizeof(share));
 		kerf_units_gpus(kerf_cli_int(item, "nominalGPUMilli"), nom, sizeof(nom));
 		kerf_units_gpus(kerf_cli_int(item, "borrowedGPUMilli"), brw, sizeof(brw));
 		snprintf(pend, sizeof(pend), "%lld", kerf_cli_int(item, "pending"));
 		if (json_is_integer(b))
-			snprintf(bud, sizeof(bud), "%lld%%", (long long)json_integer_value(b));
+			kerf_units_percent((double)json_integer_value(b), 0, bud, sizeof(bud));
 		else
 			snprintf(bud, sizeof(bud), "-");
 		by_flavor(item, fl, sizeof(fl));
