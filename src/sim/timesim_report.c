@@ -221,9 +221,15 @@ void kerf_ts_report_text(FILE *out, const struct kerf_timesim *ts, bool wide)
 			kerf_units_percent(kerf_budget_used_pct(&tt->t[t]), 0, share, sizeof(share));
 			/* the window may have reset since: say when it ran out */
 			kerf_units_duration(all, p50, sizeof(p50));
-			fprintf(out, "%s: GPU-hour budget %s spent in the current window%s%s\n",
-				name, share, all >= 0 ? "; all of it spent after " : "",
-				all >= 0 ? p50 : "");
+			if (all < 0)
+				fprintf(out, "%s: GPU-hour budget %s spent in the current window\n",
+					name, share);
+			else if (kerf_budget_used_pct(&tt->t[t]) < 100)
+				fprintf(out, "%s: GPU-hour budget all spent after %s; its window has reset since, %s of the new one spent\n",
+					name, p50, share);
+			else
+				fprintf(out, "%s: GPU-hour budget all spent after %s (%s of the window spent)\n",
+					name, p50, share);
 		}
 		if (s->idle_reclaimed)
 			fprintf(out, "%s: %u workloads reclaimed for holding GPUs idle\n",
