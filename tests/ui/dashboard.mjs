@@ -184,8 +184,9 @@ async function crds() {
 	await until(() => k8s('GET', '/apis/kerf.io/v1alpha1/tenants'), 10000);
 }
 
-// Made while kerf serve runs: nodes, then tenants, parents first (as an
-// operator applies them), and their namespaces.
+// Made while kerf serve runs: nodes, then tenants, the children before
+// their parent (kerf serve sets a child once its parent joins; the tree
+// checked below shows it did), and their namespaces.
 async function cluster() {
 	const flavor = FLAVOR_LABEL.toLowerCase();
 	const q = (nominal, borrow) => [{ flavor, nominal, ...(borrow === undefined ? {} : { borrowingLimit: borrow }) }];
@@ -193,10 +194,10 @@ async function cluster() {
 	await node('gpu-a-0', 4, { 'kerf.io/pool': 'a' }, { 'kerf.io/unhealthy-gpus': '3' });
 	await node('gpu-m-0', 2, { 'kerf.io/pool': 'm', 'kerf.io/mig-gpus': '1' });
 	await node('gpu-s-0', 2, { 'kerf.io/pool': 's' });
-	await tenant('research', { weight: 2, quotas: q('6') });
 	await tenant('vision', { parent: 'research', weight: 1, quotas: q('3', '2'),
 				 gpuHourBudget: { gpuHours: 500, window: '168h' } });
 	await tenant('nlp', { parent: 'research', weight: 1, quotas: q('2', '1') });
+	await tenant('research', { weight: 2, quotas: q('6') });
 	await tenant('prod', { weight: 3, quotas: q('2', '0') });
 	await namespace('vision', 'vision');
 	await namespace('nlp', 'nlp');
