@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "cmd/cmd.h"
+#include "cmd/output_alias.h"
 #include "cmd/opt.h"
 #include "cmd/output.h"
 #include "cmd/spec.h"
@@ -428,13 +429,8 @@ int kerf_cmd_plan_mig(int argc, char **argv)
 		fprintf(stderr, "%s", usage_line);
 		return 2;
 	}
-	if (json && oarg && fmt != KERF_OUT_JSON) {
-		fprintf(stderr, "%s: --json and -o '%s' disagree (--json is -o json)\n", prog,
-			kerf_escape(shown, sizeof(shown), oarg));
+	if (kerf_cli_json_alias(prog, json, oarg, &fmt) != 0)
 		return 2;
-	}
-	if (json)
-		fmt = KERF_OUT_JSON;
 	path = argv[optind];
 	kerf_escape(shown, sizeof(shown), path);
 	d = malloc(sizeof(*d));

@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/output_alias.h"
 #include "cmd/opt.h"
 #include "cmd/output.h"
 #include "cmd/sim_report.h"
@@ -319,7 +320,8 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 	struct kerf_run *runs = NULL;
 	FILE *curve = NULL;
 	enum kerf_cli_output fmt = KERF_OUT_TABLE;
-	bool json = false, fmt_given = false;
+	bool json = false;
+	const char *fmt_arg = NULL;
 	json_t *doc = NULL, *items = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, status = 0;
@@ -369,7 +371,7 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		case 'o':
 			if (kerf_cli_output("kerf sim openb", optarg, &fmt))
 				return 2;
-			fmt_given = true;
+			fmt_arg = optarg;
 			break;
 		case 'J':
 			if (kerf_parse_u64_opt("--jobs", optarg, 1, 64, &v, &err) < 0) {
@@ -441,13 +443,8 @@ int kerf_cmd_sim_openb(int argc, char **argv)
 		fprintf(stderr, "kerf sim openb: --nodes and --pods are required\n");
 		return 2;
 	}
-	if (json && fmt_given && fmt != KERF_OUT_JSON) {
-		fprintf(stderr, "kerf sim openb: --json is -o json; it cannot go with -o %s\n",
-			fmt == KERF_OUT_TABLE ? "table" : fmt == KERF_OUT_WIDE ? "wide" : "yaml");
+	if (kerf_cli_json_alias("kerf sim openb", json, fmt_arg, &fmt) != 0)
 		return 2;
-	}
-	if (json)
-		fmt = KERF_OUT_JSON;
 	/* the keys and values for the policies chosen, before any work */
 	if (kerf_policy_check_options(policies, nr_policies,
 				      opts.policy_options, &err) < 0) {

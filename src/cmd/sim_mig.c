@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/parse.h"
 #include "cmd/cmd.h"
+#include "cmd/output_alias.h"
 #include "base/units.h"
 #include "cmd/opt.h"
 #include "cmd/output.h"
@@ -231,15 +232,8 @@ int kerf_cmd_sim_mig(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (json && oarg && fmt != KERF_OUT_JSON) {
-		char shown[64];
-
-		fprintf(stderr, "kerf sim mig: --json and -o '%s' disagree (--json is -o json)\n",
-			kerf_escape(shown, sizeof(shown), oarg));
+	if (kerf_cli_json_alias("kerf sim mig", json, oarg, &fmt) != 0)
 		return 2;
-	}
-	if (json)
-		fmt = KERF_OUT_JSON;
 	for (int p = 0; p < KERF_MIGSIM_NR_POLICIES; p++) {
 		struct kerf_err err = { 0 };
 

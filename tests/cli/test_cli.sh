@@ -114,9 +114,9 @@ expect 2 "kerf sim openb: unexpected argument 'x\\x1b[2J\\x0ay'" \
 expect 2 "kerf sim openb: -o 'x\\x1b[2J\\x0ay': expected table, wide, json or yaml" \
 	"$kerf" "${o[@]}" -o "$esc"
 expect 2 "kerf sim openb: option '-o' needs a value" "$kerf" "${o[@]}" -o
-expect 2 "kerf sim openb: --json is -o json; it cannot go with -o yaml" \
+expect 2 "kerf sim openb: --json and -o yaml disagree (--json is -o json)" \
 	"$kerf" "${o[@]}" -o yaml --json
-expect 2 "kerf sim openb: --json is -o json; it cannot go with -o wide" \
+expect 2 "kerf sim openb: --json and -o wide disagree (--json is -o json)" \
 	"$kerf" "${o[@]}" --json --output wide
 expect 0 "" "$kerf" "${o[@]}" --seeds 1 --json -o json
 
