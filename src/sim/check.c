@@ -305,6 +305,8 @@ struct checker {
 	uint64_t first_event;
 	const char *first_kind;
 	char first_what[384];
+	kerf_check_tamper_fn tamper;    /* a test's, else NULL */
+	void *tamper_ctx;
 };
 
 static const char *const kind_names[] = {
@@ -415,6 +417,8 @@ static int after_event(void *ctx, struct kerf_timesim *ts,
 	struct kerf_err err = { 0 };
 	char msg[400];
 
+	if (c->tamper)
+		c->tamper(c->tamper_ctx, ts);
 	/* the controller restarts here: state rebuilt, history imported */
 	if (c->next_restart < c->nr_restarts && ts->now_ms >= c->restart_at[c->next_restart]) {
 		c->next_restart++;
@@ -705,10 +709,11 @@ static void checker_release(struct checker *c)
  * up to three random times; both checked after every event, and the
  * second must decide exactly what the first did.
  */
-static int run_one(uint64_t seed, struct kerf_check_result *res,
-		   struct kerf_err *err)
+static int run_one(uint64_t seed, kerf_check_tamper_fn tamper, void *ctx,
+		   struct kerf_check_result *res, struct kerf_err *err)
 {
-	struct checker a = { .seed = seed }, b = { .seed = seed };
+	struct checker a = { .seed = seed, .tamper = tamper, .tamper_ctx = ctx };
+	struct checker b = { .seed = seed, .tamper = tamper, .tamper_ctx = ctx };
 	uint64_t ha = 0, hb = 0, na = 0, nb = 0;
 	int64_t horizon_ms = 0;
 	struct kerf_rng r;
@@ -753,8 +758,15 @@ int kerf_check_status(const struct kerf_check_result *r)
 int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
 		   struct kerf_err *err)
 {
+	return kerf_check_run_tampered(first, runs, NULL, NULL, r, err);
+}
+
+int kerf_check_run_tampered(uint64_t first, uint32_t runs,
+			    kerf_check_tamper_fn tamper, void *ctx,
+			    struct kerf_check_result *r, struct kerf_err *err)
+{
 	for (uint32_t i = 0; i < runs; i++) {
-		int rc = run_one(first + i, r, err);
+		int rc = run_one(first + i, tamper, ctx, r, err);
 
 		if (rc < 0)
 			return rc;

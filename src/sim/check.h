@@ -84,6 +84,17 @@ int kerf_check_prepare(uint64_t seed, struct kerf_scenario *sc,
 int kerf_check_run(uint64_t first, uint32_t runs, struct kerf_check_result *r,
 		   struct kerf_err *err);
 
+/*
+ * The same, with tamper called after every event before the checks: a
+ * test's hand that breaks the state, to show the checks catch it and the
+ * run records it (tests/sim/test_check_status.c).  kerf sim check passes
+ * none.
+ */
+typedef void (*kerf_check_tamper_fn)(void *ctx, struct kerf_timesim *ts);
+int kerf_check_run_tampered(uint64_t first, uint32_t runs,
+			    kerf_check_tamper_fn tamper, void *ctx,
+			    struct kerf_check_result *r, struct kerf_err *err);
+
 /* kerf sim check's exit status for r: 3 when an invariant was violated
  * or a restarted run decided differently, else 0. */
 int kerf_check_status(const struct kerf_check_result *r);
