@@ -12,7 +12,7 @@ _count = {'n': 0, 'failed': 0}
 def check(name, ok, detail=''):
     """One TAP line; on a failure, detail's first 20 lines as comments."""
     _count['n'] += 1
-    print(('ok %d - %s' if ok else 'not ok %d - %s') % (_count['n'], name))
+    print(('ok %d - %s' if ok else 'not ok %d - %s') % (_count['n'], name), flush=True)
     if not ok:
         _count['failed'] += 1
         for line in str(detail).splitlines()[:20]:
@@ -23,7 +23,7 @@ def check(name, ok, detail=''):
 def skip(name, why):
     """A TAP line for a check that cannot run here."""
     _count['n'] += 1
-    print('ok %d - %s # SKIP %s' % (_count['n'], name, why))
+    print('ok %d - %s # SKIP %s' % (_count['n'], name, why), flush=True)
 
 
 def finish():

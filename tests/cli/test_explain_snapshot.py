@@ -36,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 
+from taplib import check, finish
+
 try:
     import jsonschema
 except ImportError:            # the schema checks are then left out
@@ -43,17 +45,10 @@ except ImportError:            # the schema checks are then left out
 
 KERF, ROOT = sys.argv[1], sys.argv[2]
 SAMPLE = 12
-n = 0
-failed = 0
 
 
 def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(('ok' if cond else 'not ok') + ' %d - %s' % (n, what))
-    return cond
+    return check(what, cond)
 
 
 def run(*args):
@@ -194,6 +189,5 @@ ok(rc == 0 and 'QuotaExceeded' in out and 'WOULD UNBLOCK IT' in out and
 rc, out, err = explain('tests/cli/explain/quota-blocked.yaml', 'lab/run-0')
 ok(rc == 1 and "'lab/run-0' is not pending in snapshot" in err and not out,
    'a workload not pending in the snapshot is refused, naming it')
-print('1..%d' % n)
 tmpdir.cleanup()
-sys.exit(1 if failed else 0)
+sys.exit(finish())

@@ -33,30 +33,18 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from taplib import check, finish, skip
+
 KERF, ROOT = sys.argv[1], sys.argv[2]
 SVG = '{http://www.w3.org/2000/svg}'
 CHARTS = ('chart-alloc', 'chart-share', 'chart-waits', 'chart-preempt',
           'chart-gpumap')
 PROGRESS = re.compile(r'^kerf sim( run| openb| openb-replay)?: \d{1,3}% '
                       r'\([^()]*\), [0-9dhms]+ elapsed$')
-n = 0
-failed = 0
 
 
 def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(('ok' if cond else 'not ok') + ' %d - %s' % (n, what))
-    sys.stdout.flush()
-    return cond
-
-
-def skip(what, why):
-    global n
-    n += 1
-    print('ok %d - %s # SKIP %s' % (n, what, why))
+    return check(what, cond)
 
 
 SANDBOXES = []
@@ -355,5 +343,4 @@ for d in SANDBOXES:
         for x in dirs:
             os.chmod(os.path.join(root, x), 0o755)
     shutil.rmtree(d, ignore_errors=True)
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(finish())
