@@ -136,6 +136,25 @@ static struct kerf_controller *started(const struct kerf_controller_opts *o)
 	return c;
 }
 
+/*
+ * Steps of a second, the fake answering between them, until every cache
+ * has synced (at most 40); then one more step, which decides.  Returns the
+ * time reached.
+ */
+static int64_t step_until_synced(struct kerf_kube_fake *f, struct kerf_controller *c,
+				 int64_t now)
+{
+	for (int i = 0; i < 40 && !kerf_controller_synced(c); i++) {
+		now += 1000;
+		kerf_kube_fake_set_now(f, (uint64_t)now);
+		kerf_controller_step(c, now);
+		kerf_kube_fake_poll(f);
+	}
+	kerf_controller_step(c, now);
+	assert_true(kerf_controller_synced(c));
+	return now;
+}
+
 /* n plan patches and n bindings of the gang's pods g-0.., answered 2xx. */
 static void script_gang(struct kerf_kube_fake *f, int n)
 {
@@ -391,14 +410,7 @@ static void test_tenant_before_its_nodes(void **state)
 	script_empty_lists(f);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "GET", "/api/v1/pods", 200, pods), 0);
 	c = started(&o);
-	for (int i = 0; i < 40 && !kerf_controller_synced(c); i++) {
-		now += 1000;
-		kerf_kube_fake_set_now(f, (uint64_t)now);
-		kerf_controller_step(c, now);
-		kerf_kube_fake_poll(f);
-	}
-	kerf_controller_step(c, now);
-	assert_true(kerf_controller_synced(c));
+	now = step_until_synced(f, c, now);
 	/* 16 GPUs over a quota of 8 on h100: nothing bound, told why */
 	assert_int_equal(count_calls(f, "POST", "/binding"), 0);
 	assert_true(count_calls(f, "PATCH", "/namespaces/team-a/pods/g-0/status") >= 1);
@@ -442,14 +454,7 @@ static void test_child_before_parent(void **state)
 	assert_int_equal(kerf_kube_fake_push_answer(f, "PATCH", "/api/v1/namespaces/loose/pods/lost/status", 200, "{}"), 0);
 	assert_int_equal(kerf_kube_fake_push_answer(f, "POST", "/api/v1/namespaces/loose/events", 201, "{}"), 0);
 	c = started(&o);
-	for (int i = 0; i < 40 && !kerf_controller_synced(c); i++) {
-		now += 1000;
-		kerf_kube_fake_set_now(f, (uint64_t)now);
-		kerf_controller_step(c, now);
-		kerf_kube_fake_poll(f);
-	}
-	kerf_controller_step(c, now);
-	assert_true(kerf_controller_synced(c));
+	now = step_until_synced(f, c, now);
 	if (kerf_controller_stats(c)->world_errors)
 		fail_msg("world: %s", kerf_controller_stats(c)->last_error);
 	tt = &kerf_world_state(kerf_controller_world(c))->tenants;
