@@ -133,8 +133,8 @@ static int write_snapshot(const struct kerf_scenario *sc, const char *file, int6
 		fprintf(stderr, "%s: cannot write '%s': %s\n", prog, out_path, strerror(errno));
 		rc = 1;
 	} else if (rc == 0) {
-		int bad = fmt == KERF_OUT_YAML ? kerf_cli_yaml(snap, out) < 0 :
-			  json_dumpf(snap, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF;
+		/* as every -o json|yaml document is written (cmd/output.c) */
+		int bad = kerf_cli_print(prog, snap, fmt, out) != 0;
 
 		if ((out_path ? fclose(out) : fflush(out)) != 0 || bad) {
 			fprintf(stderr, "%s: the snapshot could not be written%s%s\n", prog,
